@@ -1,0 +1,459 @@
+"""Read an inventory directory into the site model, remembering where every value was written.
+
+The site model is literal data in a YAML inventory:
+
+* ``hosts.yml``: groups ``switches``, ``ontap``, ``dgx``, ``servers`` name the kind of each host;
+  ``kube_control_plane`` and ``kube_node`` say which hosts form the Kubernetes cluster.
+* ``group_vars/all/*.yml``: the pod-wide model, one top-level key per topic (GLOBAL_KEYS).
+* ``host_vars/<host>.yml``: the model of one host (HOST_KEYS), by kind.
+
+Beside the model, vars files may hold ``ansible_*`` connection settings, ``vault_*`` secrets and
+overrides of role variables. Anything else is an unknown key. The model is read from the files
+(not from Ansible's merged variables) so that every error can name its file and line, and so
+that the check needs no Ansible run at all.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import re
+from typing import Any, Iterable
+
+from .findings import Finding, Location
+from .yamlload import Decryptor, VaultValue, YamlProblem, is_vault_file, load_with_lines
+
+GLOBAL_KEYS = ("pod", "networks", "ontap", "compute", "kubernetes", "trident")
+REQUIRED_GLOBAL_KEYS = ("pod", "networks", "ontap", "kubernetes", "trident")
+HOST_KEYS = {"switch": "switches", "dgx": "dgx", "server": "servers"}
+KIND_GROUPS = ("switches", "ontap", "dgx", "servers")
+KUBE_GROUPS = ("kube_control_plane", "kube_node")
+VARS_SUFFIXES = (".yml", ".yaml", ".json", "")
+SECRET_KEY = re.compile(r"^vault_[a-z0-9_]+$")
+TEMPLATE_MARK = re.compile(r"{{|{%")
+
+
+@dataclasses.dataclass
+class VarsFile:
+    """One vars file of the inventory (group_vars or host_vars)."""
+
+    path: str  # as shown to the user
+    scope: str  # "group" or "host"
+    owner: str  # group or host name
+    data: dict | None
+    lines: dict
+    encrypted: bool = False
+
+    def locate(self, inner_path: tuple) -> Location:
+        path = tuple(inner_path)
+        while path and path not in self.lines:
+            path = path[:-1]
+        return Location(self.path, self.lines.get(path, 1 if not path else None))
+
+
+@dataclasses.dataclass
+class Site:
+    """The site model of one inventory plus what is needed to point at its source."""
+
+    inventory_dir: str
+    hosts_file: str
+    model: dict[str, Any]
+    groups: dict[str, list[str]]
+    host_groups: dict[str, set[str]]
+    files: list[VarsFile]
+    origins: dict[tuple, tuple[VarsFile, tuple]]
+    inventory_lines: dict[tuple, int]
+    host_paths: dict[str, tuple]
+    group_paths: dict[str, tuple]
+    secrets: dict[str, Location]
+    plaintext_secrets: dict[str, Location]
+    role_overrides: dict[str, list[tuple[VarsFile, tuple]]]
+    findings: list[Finding]
+
+    def locate(self, path: Iterable[Any]) -> Location:
+        """The file and line where the value at a model path was written (or its nearest parent)."""
+        path = tuple(path)
+        if len(path) >= 2 and path[0] == "hosts":
+            host = path[1]
+            if len(path) >= 3 and (path[:3]) in self.origins:
+                vars_file, inner = self.origins[path[:3]]
+                return vars_file.locate(inner + path[3:])
+            return self._inventory_location(self.host_paths.get(host, ()))
+        if len(path) >= 2 and path[0] == "groups":
+            return self._inventory_location(self.group_paths.get(path[1], ()))
+        if path and path[:1] in self.origins:
+            vars_file, inner = self.origins[path[:1]]
+            return vars_file.locate(inner + path[1:])
+        if path and path[0] in GLOBAL_KEYS:
+            return Location(display_path(os.path.join(self.inventory_dir, "group_vars", "all")), None)
+        return Location(self.hosts_file, None)
+
+    def _inventory_location(self, inner: tuple) -> Location:
+        path = tuple(inner)
+        while path and path not in self.inventory_lines:
+            path = path[:-1]
+        return Location(self.hosts_file, self.inventory_lines.get(path))
+
+
+def display_path(path: str) -> str:
+    """A path relative to the working directory when below it (what a user typed), else absolute."""
+    absolute = os.path.abspath(path)
+    cwd = os.getcwd()
+    if absolute == cwd or absolute.startswith(cwd + os.sep):
+        return os.path.relpath(absolute, cwd)
+    return absolute
+
+
+def find_hosts_file(inventory: str) -> tuple[str, str]:
+    """(inventory_dir, hosts_file) for an inventory given as its directory or its hosts file."""
+    if os.path.isdir(inventory):
+        for name in ("hosts.yml", "hosts.yaml", "inventory.yml", "inventory.yaml"):
+            candidate = os.path.join(inventory, name)
+            if os.path.isfile(candidate):
+                return inventory, candidate
+        return inventory, os.path.join(inventory, "hosts.yml")
+    return os.path.dirname(os.path.abspath(inventory)) or ".", inventory
+
+
+def load_site(
+    inventory: str,
+    decrypt: Decryptor | None = None,
+    role_options: dict[str, set[str]] | None = None,
+) -> Site:
+    """Load an inventory into a Site. Problems found while loading are in Site.findings."""
+    inventory_dir, hosts_file = find_hosts_file(inventory)
+    findings: list[Finding] = []
+    hosts_display = display_path(hosts_file)
+    groups, host_groups, inline_vars, inventory_lines, host_paths, group_paths = _read_hosts_file(
+        hosts_file, hosts_display, findings
+    )
+    files = _read_vars_files(inventory_dir, decrypt, findings)
+    site = Site(
+        inventory_dir=inventory_dir,
+        hosts_file=hosts_display,
+        model={"hosts": {}},
+        groups=groups,
+        host_groups=host_groups,
+        files=files,
+        origins={},
+        inventory_lines=inventory_lines,
+        host_paths=host_paths,
+        group_paths=group_paths,
+        secrets={},
+        plaintext_secrets={},
+        role_overrides={},
+        findings=findings,
+    )
+    for host in host_groups:
+        site.model["hosts"][host] = {"groups": sorted(host_groups[host] - {"all"})}
+    for host, (variables, path) in inline_vars.items():
+        for key in variables:
+            if not str(key).startswith("ansible_"):
+                findings.append(
+                    _finding(
+                        "inventory-layout",
+                        site._inventory_location(path + (key,)),
+                        ("hosts", host, key),
+                        f"'{key}' is set in the inventory file; only ansible_* connection settings belong there",
+                        f"move it to host_vars/{host}.yml",
+                    )
+                )
+    for vars_file in files:
+        _collect_keys(site, vars_file, role_options)
+    for key in REQUIRED_GLOBAL_KEYS:
+        if key not in site.model:
+            findings.append(
+                _finding(
+                    "required-key",
+                    Location(display_path(os.path.join(inventory_dir, "group_vars", "all")), None),
+                    (key,),
+                    f"the site model has no '{key}'",
+                    f"add group_vars/all/{key}.yml with a top-level '{key}:' (see inventories/sample)",
+                )
+            )
+    _check_templating(site)
+    return site
+
+
+def _finding(rule: str, location: Location, path: tuple, message: str, hint: str = "") -> Finding:
+    return Finding(rule=rule, severity="error", path=path, message=message, hint=hint, location=location)
+
+
+def _read_hosts_file(hosts_file: str, display: str, findings: list[Finding]):
+    groups: dict[str, set[str]] = {"all": set()}
+    children: dict[str, set[str]] = {}
+    host_groups: dict[str, set[str]] = {}
+    inline_vars: dict[str, tuple[dict, tuple]] = {}
+    host_paths: dict[str, tuple] = {}
+    group_paths: dict[str, tuple] = {}
+    lines: dict[tuple, int] = {}
+    try:
+        with open(hosts_file, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as exc:
+        findings.append(
+            _finding("inventory-layout", Location(display), ("groups",), f"cannot read the inventory: {exc.strerror}",
+                     "give the inventory directory holding hosts.yml (YAML inventory format)")
+        )
+        return {"all": []}, {}, {}, lines, host_paths, group_paths
+    try:
+        data, lines, duplicates = load_with_lines(text)
+    except YamlProblem as exc:
+        findings.append(_finding("yaml", Location(display, exc.line), ("groups",), f"not valid YAML: {exc}",
+                                 "fix the YAML syntax at this line"))
+        return {"all": []}, {}, {}, {}, host_paths, group_paths
+    for path, first, second in duplicates:
+        findings.append(_finding("duplicate-key", Location(display, second), ("groups",) + tuple(path[-1:]),
+                                 f"'{path[-1]}' is written twice in one mapping (first at line {first}); YAML keeps only the last",
+                                 "remove or merge one of them"))
+    if not isinstance(data, dict):
+        findings.append(_finding("inventory-layout", Location(display, 1), ("groups",),
+                                 "the inventory is not a YAML mapping of groups",
+                                 "write it in Ansible's YAML inventory format (all: children: ...)"))
+        return {"all": []}, {}, {}, lines, host_paths, group_paths
+
+    def walk(name: str, body: Any, path: tuple) -> None:
+        group_paths.setdefault(name, path)
+        groups.setdefault(name, set())
+        if body is None:
+            return
+        if not isinstance(body, dict):
+            findings.append(_finding("inventory-layout", Location(display, lines.get(path)), ("groups", name),
+                                     f"group '{name}' is not a mapping", "give it hosts: and/or children:"))
+            return
+        for key in body:
+            if key not in ("hosts", "children", "vars"):
+                findings.append(_finding("inventory-layout", Location(display, lines.get(path + (key,))), ("groups", name),
+                                         f"group '{name}' has an unknown entry '{key}'",
+                                         "a group holds only hosts:, children: and vars:"))
+        if body.get("vars"):
+            findings.append(_finding("inventory-layout", Location(display, lines.get(path + ("vars",))), ("groups", name),
+                                     f"group '{name}' sets vars in the inventory file",
+                                     f"move them to group_vars/{name}.yml"))
+        hosts = body.get("hosts") or {}
+        if isinstance(hosts, dict):
+            for host, host_vars in hosts.items():
+                host = str(host)
+                groups[name].add(host)
+                host_paths.setdefault(host, path + ("hosts", host))
+                if isinstance(host_vars, dict) and host_vars:
+                    inline_vars[host] = (host_vars, path + ("hosts", host))
+        elif hosts:
+            findings.append(_finding("inventory-layout", Location(display, lines.get(path + ("hosts",))), ("groups", name),
+                                     f"hosts of group '{name}' are not a mapping", "write hosts as 'name:' entries"))
+        kids = body.get("children") or {}
+        if isinstance(kids, dict):
+            for child, child_body in kids.items():
+                children.setdefault(name, set()).add(str(child))
+                walk(str(child), child_body, path + ("children", child))
+
+    for top, body in data.items():
+        walk(str(top), body, (top,))
+
+    def members(group: str, seen: set[str]) -> set[str]:
+        if group in seen:
+            return set()
+        seen.add(group)
+        result = set(groups.get(group, set()))
+        for child in children.get(group, set()):
+            result |= members(child, seen)
+        return result
+
+    flattened = {group: sorted(members(group, set())) for group in groups}
+    everyone = set()
+    for group, hosts in flattened.items():
+        everyone.update(hosts)
+        for host in hosts:
+            host_groups.setdefault(host, set()).add(group)
+    for host in everyone:
+        host_groups.setdefault(host, set()).add("all")
+    flattened["all"] = sorted(everyone)
+    return flattened, host_groups, inline_vars, lines, host_paths, group_paths
+
+
+def _vars_paths(base: str) -> list[tuple[str, str]]:
+    """(owner, path) of vars files under group_vars/ or host_vars/: name.yml or name/*.yml."""
+    found: list[tuple[str, str]] = []
+    if not os.path.isdir(base):
+        return found
+    for entry in sorted(os.listdir(base)):
+        full = os.path.join(base, entry)
+        if entry.startswith("."):
+            continue
+        if os.path.isdir(full):
+            for root, _dirs, names in os.walk(full):
+                for name in sorted(names):
+                    if name.endswith(VARS_SUFFIXES[:3]) or "." not in name:
+                        found.append((entry, os.path.join(root, name)))
+        else:
+            stem, ext = os.path.splitext(entry)
+            if ext in VARS_SUFFIXES:
+                found.append((stem, full))
+    return found
+
+
+def _read_vars_files(inventory_dir: str, decrypt: Decryptor | None, findings: list[Finding]) -> list[VarsFile]:
+    files: list[VarsFile] = []
+    for scope, folder in (("group", "group_vars"), ("host", "host_vars")):
+        for owner, path in _vars_paths(os.path.join(inventory_dir, folder)):
+            display = display_path(path)
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    text = handle.read()
+            except (OSError, UnicodeDecodeError) as exc:
+                findings.append(_finding("yaml", Location(display), (), f"cannot read this vars file: {exc}"))
+                continue
+            encrypted = is_vault_file(text)
+            if encrypted:
+                if decrypt is None:
+                    files.append(VarsFile(display, scope, owner, None, {}, encrypted=True))
+                    continue
+                try:
+                    text = decrypt(text, path)
+                except Exception as exc:  # noqa: BLE001 - any vault failure is reported, never raised
+                    findings.append(_finding("vault", Location(display), (),
+                                             f"cannot decrypt this vault file ({type(exc).__name__})",
+                                             "pass the vault password (--vault-id / vault_identity_list)"))
+                    files.append(VarsFile(display, scope, owner, None, {}, encrypted=True))
+                    continue
+            try:
+                data, lines, duplicates = load_with_lines(text)
+            except YamlProblem as exc:
+                findings.append(_finding("yaml", Location(display, exc.line), (), f"not valid YAML: {exc}",
+                                         "fix the YAML syntax at this line"))
+                continue
+            vars_file = VarsFile(display, scope, owner, data if isinstance(data, dict) else None, lines, encrypted)
+            for dup_path, first, second in duplicates:
+                findings.append(_finding("duplicate-key", Location(display, second), tuple(dup_path),
+                                         f"'{dup_path[-1]}' is written twice in one mapping (first at line {first}); YAML keeps only the last",
+                                         "remove or merge one of them"))
+            if data is not None and not isinstance(data, dict):
+                findings.append(_finding("yaml", Location(display, 1), (), "a vars file must be a YAML mapping of variables"))
+            files.append(vars_file)
+    return files
+
+
+def _collect_keys(site: Site, vars_file: VarsFile, role_options: dict[str, set[str]] | None) -> None:
+    if vars_file.data is None:
+        return
+    scope_text = f"{vars_file.scope}_vars/{vars_file.owner}"
+    for key, value in vars_file.data.items():
+        key_text = str(key)
+        location = vars_file.locate((key,))
+        if key_text.startswith("ansible_"):
+            continue
+        if SECRET_KEY.match(key_text):
+            target = site.secrets if (vars_file.encrypted or isinstance(value, VaultValue)) else site.plaintext_secrets
+            target.setdefault(key_text, location)
+            continue
+        if key_text in GLOBAL_KEYS:
+            if not (vars_file.scope == "group" and vars_file.owner == "all"):
+                site.findings.append(_finding("misplaced-key", location, (key_text,),
+                                              f"'{key_text}' is pod-wide model and is ignored in {scope_text}",
+                                              f"move it to group_vars/all/{key_text}.yml"))
+                continue
+            if (key_text,) in site.origins:
+                first = site.origins[(key_text,)][0].locate((key_text,))
+                site.findings.append(_finding("duplicate-key", location, (key_text,),
+                                              f"'{key_text}' is also defined at {first}; Ansible would silently keep only one",
+                                              "define each model key in exactly one file"))
+                continue
+            site.origins[(key_text,)] = (vars_file, (key_text,))
+            site.model[key_text] = value
+            continue
+        if key_text in HOST_KEYS:
+            if vars_file.scope != "host":
+                site.findings.append(_finding("misplaced-key", location, (key_text,),
+                                              f"'{key_text}' describes one host and is ignored in {scope_text}",
+                                              f"move it to host_vars/<host>.yml of each host of group {HOST_KEYS[key_text]}"))
+                continue
+            host = vars_file.owner
+            if host not in site.model["hosts"]:
+                site.findings.append(_finding("dangling-reference", location, ("hosts", host),
+                                              f"host_vars for '{host}', which is not in the inventory",
+                                              f"add {host} to a group of {site.hosts_file} or remove the file"))
+                continue
+            if ("hosts", host, key_text) in site.origins:
+                first = site.origins[("hosts", host, key_text)][0].locate((key_text,))
+                site.findings.append(_finding("duplicate-key", location, ("hosts", host, key_text),
+                                              f"'{key_text}' of {host} is also defined at {first}",
+                                              "define it in one file"))
+                continue
+            site.origins[("hosts", host, key_text)] = (vars_file, (key_text,))
+            site.model["hosts"][host][key_text] = value
+            continue
+        role = _role_of(key_text, role_options or {})
+        if role is not None:
+            site.role_overrides.setdefault(key_text, []).append((vars_file, (key_text,)))
+            if key_text not in (role_options or {}).get(role, set()):
+                known = sorted((role_options or {}).get(role, set()))
+                close = difflib.get_close_matches(key_text, known, n=1)
+                site.findings.append(_finding(
+                    "unknown-key", location, (key_text,),
+                    f"'{key_text}' looks like a variable of role {role}, which has no such option",
+                    f"did you mean '{close[0]}'?" if close else f"see roles/{role}/meta/argument_specs.yml",
+                ))
+            continue
+        candidates = list(GLOBAL_KEYS) + list(HOST_KEYS) + sorted(
+            option for options in (role_options or {}).values() for option in options
+        )
+        close = difflib.get_close_matches(key_text, candidates, n=1, cutoff=0.75)
+        site.findings.append(_finding(
+            "unknown-key", location, (key_text,),
+            f"unknown top-level key '{key_text}' in {scope_text}",
+            f"did you mean '{close[0]}'?" if close else
+            "model keys are " + ", ".join(GLOBAL_KEYS + tuple(HOST_KEYS)) + "; role overrides start with a role name",
+        ))
+
+
+def _role_of(key: str, role_options: dict[str, set[str]]) -> str | None:
+    """The role whose name prefixes this variable (longest match), if any."""
+    best = None
+    for role in role_options:
+        if key.startswith(role + "_") and (best is None or len(role) > len(best)):
+            best = role
+    return best
+
+
+def _check_templating(site: Site) -> None:
+    """The model is literal data: a Jinja expression would be validated unrendered."""
+
+    def walk(value: Any, path: tuple) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, path + (key,))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, path + (index,))
+        elif isinstance(value, str) and TEMPLATE_MARK.search(value):
+            site.findings.append(_finding("templating", site.locate(path), path,
+                                          "the site model must be literal data, not a Jinja expression",
+                                          "write the value itself; derived values are computed by the roles"))
+
+    for key in GLOBAL_KEYS:
+        if key in site.model:
+            walk(site.model[key], (key,))
+    for host, body in site.model["hosts"].items():
+        for key in HOST_KEYS:
+            if key in body:
+                walk(body[key], ("hosts", host, key))
+
+
+def load_role_options(roles_dir: str) -> dict[str, set[str]]:
+    """Options of every role's entry points (meta/argument_specs.yml), to check role overrides."""
+    import yaml  # local: only this helper needs it beyond yamlload
+
+    options: dict[str, set[str]] = {}
+    if not os.path.isdir(roles_dir):
+        return options
+    for role in sorted(os.listdir(roles_dir)):
+        spec_path = os.path.join(roles_dir, role, "meta", "argument_specs.yml")
+        names: set[str] = set()
+        if os.path.isfile(spec_path):
+            with open(spec_path, encoding="utf-8") as handle:
+                spec = yaml.safe_load(handle) or {}
+            for entry in (spec.get("argument_specs") or {}).values():
+                names.update((entry or {}).get("options", {}) or {})
+        if os.path.isdir(os.path.join(roles_dir, role)):
+            options[role] = names
+    return options

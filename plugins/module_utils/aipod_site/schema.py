@@ -1,0 +1,181 @@
+"""Level 1 of site validation: the JSON Schema (types, required keys, formats, enums, no unknown keys).
+
+The schemas in schemas/ are the ones editors use through the yaml-language-server modeline.
+Errors are rewritten into plain sentences with a fix, and located through the Site.
+"""
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import os
+from typing import Any, Iterator
+
+from .findings import Finding
+from .inventory import GLOBAL_KEYS, HOST_KEYS, Site
+
+try:
+    import jsonschema
+    from jsonschema import Draft202012Validator, FormatChecker
+
+    HAS_JSONSCHEMA = True
+except ImportError:  # pragma: no cover - the toolchain pins jsonschema
+    HAS_JSONSCHEMA = False
+
+SCHEMA_DIR = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "schemas"))
+TYPE_NAMES = {"object": "a mapping", "array": "a list", "string": "a string", "integer": "an integer",
+              "number": "a number", "boolean": "true or false", "null": "empty"}
+
+
+@functools.lru_cache(maxsize=4)
+def load_schema(name: str, schema_dir: str = SCHEMA_DIR) -> dict:
+    with open(os.path.join(schema_dir, name), encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+@functools.lru_cache(maxsize=16)
+def _validator(schema_name: str, definition: str, schema_dir: str):
+    schema = load_schema(schema_name, schema_dir)
+    # Validate one model key against its definition, resolving $refs inside the whole document.
+    sub = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"}
+    return Draft202012Validator(sub, format_checker=FormatChecker())
+
+
+def check_schema(site: Site, schema_dir: str = SCHEMA_DIR) -> list[Finding]:
+    """Validate every model key of the site against its schema definition."""
+    if not HAS_JSONSCHEMA:
+        return [Finding("schema", "error", (), "the jsonschema library is missing", "run scripts/bootstrap.sh",
+                        site.locate(()))]
+    findings: list[Finding] = []
+    for key in GLOBAL_KEYS:
+        if key in site.model:
+            findings.extend(_check(site, "site.schema.json", key, site.model[key], (key,), schema_dir))
+    for host, body in sorted(site.model["hosts"].items()):
+        for key in HOST_KEYS:
+            if key in body:
+                findings.extend(_check(site, "host.schema.json", key, body[key], ("hosts", host, key), schema_dir))
+    return findings
+
+
+def _check(site: Site, schema_name: str, definition: str, value: Any, base: tuple, schema_dir: str) -> Iterator[Finding]:
+    validator = _validator(schema_name, definition, schema_dir)
+    for error in validator.iter_errors(value):
+        for leaf in _leaves(error, value):
+            path = base + tuple(leaf.absolute_path)
+            message, hint = describe(leaf)
+            extra = _extra_key(leaf)
+            if extra is not None:
+                path = path + (extra,)
+            yield Finding("schema", "error", path, message, hint, site.locate(path))
+
+
+def _leaves(error, instance_root) -> list:
+    """For oneOf/anyOf, the errors of the branch the value most likely meant; else the error itself."""
+    if error.validator not in ("oneOf", "anyOf") or not error.context:
+        return [error]
+    instance = error.instance
+    branches: dict[int, list] = {}
+    for sub in error.context:
+        branches.setdefault(sub.schema_path[0], []).append(sub)
+    options = error.validator_value
+
+    def score(index: int) -> tuple:
+        branch = options[index] if index < len(options) else {}
+        branch = branch if isinstance(branch, dict) else {}
+        required = set(branch.get("required", []))
+        keys = set(instance) if isinstance(instance, dict) else set()
+        return (-len(required & keys), len(branches[index]))
+
+    best = min(branches, key=score)
+    leaves = []
+    for sub in branches[best]:
+        leaves.extend(_leaves(sub, instance_root))
+    return leaves
+
+
+def _extra_key(error) -> str | None:
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = set((error.schema or {}).get("properties", {}))
+        patterns = (error.schema or {}).get("patternProperties", {})
+        import re
+
+        for key in error.instance:
+            if key not in allowed and not any(re.search(p, str(key)) for p in patterns):
+                return key
+    if error.validator == "required":
+        return None
+    return None
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, default=str) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def describe(error) -> tuple[str, str]:
+    """(message, hint) in plain words for one jsonschema error."""
+    kind = error.validator
+    value = error.instance
+    expected = error.validator_value
+    if kind == "required":
+        missing = [key for key in expected if not (isinstance(value, dict) and key in value)]
+        return (f"missing required key '{missing[0]}'" if missing else error.message,
+                f"add '{missing[0]}:'" if missing else "")
+    if kind == "additionalProperties":
+        allowed = sorted((error.schema or {}).get("properties", {}))
+        extra = _extra_key(error)
+        close = difflib.get_close_matches(str(extra), allowed, n=1)
+        return (f"unknown key '{extra}'",
+                f"did you mean '{close[0]}'?" if close else f"remove it; allowed keys: {', '.join(allowed)}")
+    if kind == "type":
+        wanted = expected if isinstance(expected, list) else [expected]
+        return (f"{_show(value)} is {_type_of(value)}, expected {' or '.join(TYPE_NAMES.get(t, t) for t in wanted)}",
+                "write " + " or ".join(TYPE_NAMES.get(t, t) for t in wanted) + " (unquoted for numbers and booleans)")
+    if kind == "enum":
+        return (f"{_show(value)} is not one of: {', '.join(str(v) for v in expected)}",
+                f"use one of {', '.join(str(v) for v in expected)}")
+    if kind == "const":
+        return (f"{_show(value)} must be {expected!r}", f"write {expected!r}")
+    if kind == "format":
+        names = {"ipv4": "an IPv4 address", "uuid": "a UUID"}
+        return (f"{_show(value)} is not {names.get(expected, expected)}", f"write {names.get(expected, expected)}")
+    if kind == "pattern":
+        description = (error.schema or {}).get("description", "")
+        return (f"{_show(value)} does not have the expected form{': ' + description if description else ''}",
+                f"match the pattern {expected}")
+    if kind in ("minimum", "exclusiveMinimum"):
+        return (f"{_show(value)} is below the minimum {expected}", f"use a value of at least {expected}")
+    if kind in ("maximum", "exclusiveMaximum"):
+        return (f"{_show(value)} is above the maximum {expected}", f"use a value of at most {expected}")
+    if kind == "multipleOf":
+        return (f"{_show(value)} is not a multiple of {expected}", f"use a multiple of {expected}")
+    if kind in ("minItems", "minProperties"):
+        return (f"needs at least {expected} entr{'y' if expected == 1 else 'ies'}", "add the missing entries")
+    if kind in ("maxLength",):
+        return (f"{_show(value)} is longer than {expected} characters", f"shorten it to {expected} characters")
+    if kind in ("minLength",):
+        return ("must not be empty", "write a value")
+    if kind == "false" or expected is False:
+        return ("this key is not allowed here", "remove it")
+    return (error.message if len(error.message) < 200 else error.message[:200] + "...", "")
+
+
+def _type_of(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    if value is None:
+        return "empty"
+    return type(value).__name__
+
+
+__all__ = ["check_schema", "describe", "load_schema", "SCHEMA_DIR", "jsonschema"]
