@@ -1,0 +1,94 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+"""Documentation of the validate_site action plugin (plugins/action/validate_site.py does the work)."""
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: validate_site
+short_description: Validate an ONTAP AI pod site model before any device is touched
+description:
+  - Reads the site model of an inventory (C(hosts.yml), C(group_vars/all/*.yml), C(host_vars/*.yml))
+    and checks it in two levels, reporting every problem at once.
+  - Level 1 is the JSON Schema in C(schemas/) (types, required keys, formats, enums, no unknown keys).
+  - Level 2 are rules across layers, for example unique addresses, addresses inside their networks,
+    the same VLAN and a consistent MTU chain from switch port to ONTAP broadcast domain to host NIC,
+    a data LIF per ONTAP node on every storage network, FlexGroup aggregates and constituents,
+    export rules limited to declared client networks, the SVM root export policy admitting the
+    Kubernetes node networks, Trident references, a single default StorageClass, vPC pairing.
+  - Each error names the file and line, the key path, what is wrong and how to fix it. Secret values are never shown.
+  - A sizing check compares the GPUs' ingest demand with the storage supply and warns when it falls short.
+  - Runs on the control node only; it contacts nothing.
+version_added: "1.0.0"
+author: ONTAP AI pod bundle contributors
+options:
+  inventory:
+    description:
+      - Inventory directory (or its C(hosts.yml)) to validate.
+      - Defaults to the first inventory source of the run.
+    type: path
+  check_files:
+    description: Also check that files the model points at exist (the ONTAP CA bundle, a kubeconfig).
+    type: bool
+    default: true
+  fail_on_warnings:
+    description: Fail on warnings (sizing, even control-plane count) as well as on errors.
+    type: bool
+    default: false
+  roles_dir:
+    description: Roles whose C(meta/argument_specs.yml) define the role variables an inventory may override.
+    type: path
+notes:
+  - Action plugin; check mode changes nothing because the task never changes anything.
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+"""
+
+EXAMPLES = r"""
+- name: Validate the site model (first play of site.yml)
+  validate_site:
+
+- name: Validate another inventory, failing on warnings too
+  validate_site:
+    inventory: inventories/sample
+    fail_on_warnings: true
+"""
+
+RETURN = r"""
+ok:
+  description: True when the model has no errors.
+  returned: always
+  type: bool
+errors:
+  description: Every error, each with rule, file, line, key, message and hint.
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - rule: address-in-subnet
+      file: inventories/site/host_vars/dgx01.yml
+      line: 19
+      key: "dgx01: dgx.storage_nics[0].address"
+      message: 100.127.11.11 (dgx01 enp225s0f0) is outside 100.127.111.0/24 of network 'storage-a'
+      hint: use a free host address of 100.127.111.0/24
+site_warnings:
+  description: Findings that do not stop the run (same shape as errors); Ansible also prints each as a warning.
+  returned: always
+  type: list
+  elements: dict
+summary:
+  description: Counts of what the model describes (switches, ONTAP nodes, SVMs, data LIFs, DGX, servers).
+  returned: always
+  type: dict
+sizing:
+  description: GPU ingest demand, storage supply and their ratio, with the figures used.
+  returned: always
+  type: dict
+seconds:
+  description: Time the validation took.
+  returned: always
+  type: float
+"""
