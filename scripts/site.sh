@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Main job: install the toolchain, bring up the lab, and run playbooks/site.yml against the lab
+# pod (inventories/lab). Safe to repeat. Extra arguments go to ansible-playbook, e.g.
+#   scripts/site.sh --check --diff        preview
+#   scripts/site.sh -i inventories/mysite  a real site (then the lab is not started)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+say() { printf '==> %s\n' "$*"; }
+
+say "toolchain"
+scripts/bootstrap.sh
+export PATH="$ROOT/.venv/bin:$PATH" ANSIBLE_CONFIG="$ROOT/ansible.cfg"
+
+if [[ " $* " != *" -i "* && " $* " != *" --inventory"* ]]; then
+  say "lab: starting the endpoints and hosts inventories/lab describes"
+  lab/lab start
+fi
+say "site: ansible-playbook playbooks/site.yml $*"
+exec ansible-playbook playbooks/site.yml "$@"
