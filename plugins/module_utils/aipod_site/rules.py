@@ -49,6 +49,12 @@ class Context:
         self.servers = m.hosts_of_kind(self.model, "server")
         self.switches = m.hosts_of_kind(self.model, "switch")
         self.svms = m.svms(self.model)
+        self._mount_plans: dict[str, list[dict]] = {}
+
+    def mount_plan(self, host: str) -> list[dict]:
+        if host not in self._mount_plans:
+            self._mount_plans[host] = m.mount_plan(self.model, host)
+        return self._mount_plans[host]
 
     def error(self, rule: str, path: Iterable[Any], message: str, hint: str = "") -> None:
         self._add(rule, "error", tuple(path), message, hint)
@@ -156,11 +162,11 @@ def networks_sane(ctx: Context) -> None:
                           "give each network its own VLAN id")
             seen_vlans.setdefault(vlan, name or "?")
         text = network.get("subnet")
-        subnet = m.parse_subnet(text)
-        if isinstance(text, str) and subnet is None and m.parse_subnet(text, strict=False) is None:
+        subnet = m.parse_subnet(text, strict=True)
+        loose = m.parse_subnet(text, strict=False)
+        if isinstance(text, str) and loose is None:
             ctx.error("subnet", path + ("subnet",), f"{text!r} is not a valid IPv4 network", "write it as a.b.c.d/len")
             continue
-        loose = ipaddress.IPv4Network(text, strict=False) if subnet is None and isinstance(text, str) else subnet
         if subnet is None and loose is not None:
             ctx.error("subnet", path + ("subnet",), f"{text} has host bits set",
                       f"did you mean {loose.with_prefixlen}?")
@@ -646,7 +652,7 @@ def export_policies(ctx: Context) -> None:
             continue
         admitted = admits.get((svm["name"], flexgroup["export_policy"]), set())
         for host in ctx.dgx:
-            for plan in m.mount_plan(ctx.model, host):
+            for plan in ctx.mount_plan(host):
                 if plan["path"] == mount.get("path") and plan["network"] not in admitted:
                     ctx.error("export", ("compute", "mounts", mount_index),
                               f"{host} mounts {mount.get('path')} over network '{plan['network']}', which export policy {flexgroup['export_policy']} does not admit",

@@ -43,25 +43,34 @@ def _validator(schema_name: str, definition: str, schema_dir: str):
 
 def check_schema(site: Site, schema_dir: str = SCHEMA_DIR) -> list[Finding]:
     """Validate every model key of the site against its schema definition."""
+    return schema_findings_and_bad_paths(site, schema_dir)[0]
+
+
+def schema_findings_and_bad_paths(site: Site, schema_dir: str = SCHEMA_DIR) -> tuple[list[Finding], list[tuple]]:
+    """Schema findings, and the model paths of values whose type is wrong (the rules must not see them)."""
     if not HAS_JSONSCHEMA:
         return [Finding("schema", "error", (), "the jsonschema library is missing", "run scripts/bootstrap.sh",
-                        site.locate(()))]
+                        site.locate(()))], []
     findings: list[Finding] = []
+    bad_paths: list[tuple] = []
     for key in GLOBAL_KEYS:
         if key in site.model:
-            findings.extend(_check(site, "site.schema.json", key, site.model[key], (key,), schema_dir))
+            findings.extend(_check(site, "site.schema.json", key, site.model[key], (key,), schema_dir, bad_paths))
     for host, body in sorted(site.model["hosts"].items()):
         for key in HOST_KEYS:
             if key in body:
-                findings.extend(_check(site, "host.schema.json", key, body[key], ("hosts", host, key), schema_dir))
-    return findings
+                findings.extend(_check(site, "host.schema.json", key, body[key], ("hosts", host, key), schema_dir, bad_paths))
+    return findings, bad_paths
 
 
-def _check(site: Site, schema_name: str, definition: str, value: Any, base: tuple, schema_dir: str) -> Iterator[Finding]:
+def _check(site: Site, schema_name: str, definition: str, value: Any, base: tuple, schema_dir: str,
+           bad_paths: list[tuple]) -> Iterator[Finding]:
     validator = _validator(schema_name, definition, schema_dir)
     for error in validator.iter_errors(value):
         for leaf in _leaves(error, value):
             path = base + tuple(leaf.absolute_path)
+            if leaf.validator in ("type", "enum", "const", "pattern", "format"):
+                bad_paths.append(path)
             message, hint = describe(leaf)
             extra = _extra_key(leaf)
             if extra is not None:

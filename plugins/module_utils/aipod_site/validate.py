@@ -1,6 +1,7 @@
 """Validate a site: load the inventory, check the schema, then the cross-layer rules; report all at once."""
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 import time
@@ -10,7 +11,7 @@ from . import model as m
 from .findings import Finding, sort_findings
 from .inventory import Site, load_role_options, load_site
 from .rules import run_rules
-from .schema import SCHEMA_DIR, check_schema
+from .schema import SCHEMA_DIR, schema_findings_and_bad_paths
 from .yamlload import Decryptor
 
 REPO_ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
@@ -83,12 +84,37 @@ def validate_site(
     started = time.perf_counter()
     role_options = load_role_options(roles_dir or os.path.join(REPO_ROOT, "roles"))
     site = load_site(inventory, decrypt=decrypt, role_options=role_options)
-    findings = list(site.findings)
-    findings.extend(check_schema(site, schema_dir))
-    findings.extend(run_rules(site, check_files=check_files))
-    findings = _dedupe(findings)
+    findings = list(site.findings) + check_model(site, schema_dir, check_files)
     return Report(site=site, findings=sort_findings(findings), sizing=m.sizing(site.model),
                   seconds=time.perf_counter() - started)
+
+
+def check_model(site: Site, schema_dir: str = SCHEMA_DIR, check_files: bool = True) -> list[Finding]:
+    """Schema findings, then the cross-layer rules on the model without the values the schema rejected.
+
+    A value of the wrong type (a list where a name belongs) is reported once by the schema and
+    removed from the copy of the model the rules read, so no rule meets it.
+    """
+    schema_findings, bad_paths = schema_findings_and_bad_paths(site, schema_dir)
+    rules_site = dataclasses.replace(site, model=without_paths(site.model, bad_paths)) if bad_paths else site
+    return _dedupe(schema_findings + run_rules(rules_site, check_files=check_files))
+
+
+def without_paths(model: dict[str, Any], paths: list[tuple]) -> dict[str, Any]:
+    """A copy of the model with the values at the given paths set to None."""
+    cleaned = copy.deepcopy(model)
+    for path in paths:
+        parent = cleaned
+        for key in path[:-1]:
+            parent = parent[key] if isinstance(parent, (dict, list)) else None
+            if parent is None:
+                break
+        if isinstance(parent, (dict, list)):
+            try:
+                parent[path[-1]] = None
+            except (IndexError, KeyError, TypeError):
+                pass
+    return cleaned
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
