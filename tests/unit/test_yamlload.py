@@ -1,0 +1,37 @@
+"""The YAML reader behind every located error."""
+from __future__ import annotations
+
+import pytest
+
+from aipod_site.yamlload import VaultValue, YamlProblem, is_vault_file, load_with_lines
+
+
+def test_lines_of_keys_and_items():
+    data, lines, duplicates = load_with_lines("---\nnetworks:\n  - name: a\n    mtu: 9000\n  - name: b\n")
+    assert data == {"networks": [{"name": "a", "mtu": 9000}, {"name": "b"}]}
+    assert lines[("networks",)] == 2
+    assert lines[("networks", 0, "mtu")] == 4
+    assert lines[("networks", 1)] == 5
+    assert duplicates == []
+
+
+def test_duplicate_keys_are_reported_with_both_lines():
+    _data, _lines, duplicates = load_with_lines("a: 1\nb:\n  c: 1\n  c: 2\na: 3\n")
+    assert sorted(duplicates) == [(("a",), 1, 5), (("b", "c"), 3, 4)]
+
+
+def test_ansible_tags_are_read_without_their_secret():
+    data, _lines, _dups = load_with_lines("vault_x: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  3132\nraw: !unsafe '{{ x }}'\n")
+    assert isinstance(data["vault_x"], VaultValue) and "3132" not in data["vault_x"]
+    assert data["raw"] == "{{ x }}"
+
+
+def test_syntax_errors_carry_a_line():
+    with pytest.raises(YamlProblem) as problem:
+        load_with_lines("a:\n  b: [1, 2\nc: 3\n")
+    assert problem.value.line is not None
+
+
+def test_vault_files_are_recognised():
+    assert is_vault_file("$ANSIBLE_VAULT;1.2;AES256;lab\n3132\n")
+    assert not is_vault_file("---\na: 1\n")
