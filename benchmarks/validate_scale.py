@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Benchmark: site validation time as the pod grows (4 and 64 DGX, plus steps between).
+
+Generates sites from inventories/sample with scripts/scale_site.py, then times validate_site
+(inventory loading with locations, JSON Schema, every cross-layer rule, sizing) in one process.
+Each size is timed several times; the median is reported, with its ratio to the 4-DGX time.
+Target: 64 DGX in <= 1 s wall on the project's 2-core machines.
+
+    .venv/bin/python benchmarks/validate_scale.py [--repeat 5] [--sizes 4,16,32,64]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.join(ROOT, "plugins", "module_utils"), os.path.join(ROOT, "scripts")]
+
+from aipod_site import validate_site  # noqa: E402
+from ansible.parsing.vault import VaultLib, VaultSecret  # noqa: E402
+from scale_site import scale  # noqa: E402
+
+SAMPLE_VAULT_PASSWORD = b"aipod-sample-vault-password"  # the sample's documented sample password
+TARGET_SECONDS = 1.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--sizes", default="4,16,32,64")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    vault = VaultLib([("sample", VaultSecret(SAMPLE_VAULT_PASSWORD))])
+
+    def decrypt(text: str, _path: str) -> str:
+        return vault.decrypt(text).decode()
+
+    os.chdir(ROOT)
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="aipod-bench-") as work:
+        for size in sizes:
+            inventory = scale(os.path.join(ROOT, "inventories", "sample"), size, os.path.join(work, f"sample-{size}"))
+            times = []
+            for _ in range(args.repeat):
+                started = time.perf_counter()
+                report = validate_site(inventory, decrypt=decrypt)
+                times.append(time.perf_counter() - started)
+            if report.errors:
+                print(f"{size} DGX: the generated site is invalid:\n{report.text()}", file=sys.stderr)
+                return 2
+            results[size] = (statistics.median(times), min(times), len(report.findings))
+    base = results[sizes[0]][0]
+    print(f"site validation, median of {args.repeat} runs (python {sys.version.split()[0]}, {os.cpu_count()} cores)")
+    print(f"{'DGX':>5} {'median s':>9} {'min s':>7} {'x vs ' + str(sizes[0]):>8} {'findings':>9}")
+    for size, (median, fastest, findings) in results.items():
+        print(f"{size:>5} {median:>9.3f} {fastest:>7.3f} {median / base:>8.1f} {findings:>9}")
+    largest = results[sizes[-1]][0]
+    verdict = "meets" if largest <= TARGET_SECONDS else "MISSES"
+    print(f"{sizes[-1]} DGX: {largest:.3f} s {verdict} the {TARGET_SECONDS:.1f} s target")
+    return 0 if largest <= TARGET_SECONDS else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
