@@ -155,3 +155,15 @@ def test_error_points_at_the_exact_line(tmp_path, decrypt):
 def test_without_the_vault_password_the_secret_names_are_not_checked_but_nothing_breaks():
     report = validate_site(str(SAMPLE))
     assert report.ok
+
+
+def test_a_dgx_without_expected_gpus_is_a_warning(tmp_path, decrypt):
+    import shutil
+
+    inventory = tmp_path / "no-gpus"
+    shutil.copytree(LAB, inventory)
+    apply_edit(inventory, dict(file="host_vars/dgx02.yml", delete=["dgx", "gpus"]))
+    report = validate_site(str(inventory), decrypt=decrypt, check_files=False)
+    assert report.ok
+    [warning] = [f for f in report.warnings if f.rule == "gpu"]
+    assert warning.key_path() == "dgx02: dgx" and warning.location.file.endswith("host_vars/dgx02.yml")
