@@ -12,7 +12,9 @@ NetApp's AIPod deployment guide (NVA-1173).
   `peerlink`; MLAG peers over the peer link's link-local address, with the peer's management
   address as backup.
 - Lossless RoCE is `nv set qos roce mode lossless`: PFC on switch priority 3, ECN on traffic
-  class 3, DSCP trust, CNP on a strict-priority traffic class (NVIDIA's documented defaults).
+  class 3, DSCP trust, CNP on a strict-priority traffic class (NVIDIA's documented defaults);
+  the PFC switch priority is also set explicitly (`nv set qos pfc default-global switch-priority`,
+  the command NVIDIA documents for changing the lossless priority).
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from .vlans import compress
 DEFAULT_OPTIONS: dict[str, Any] = {
     "bridge": "br_default",
     "roce_mode": "lossless",
+    "roce_priority": 3,
     "lacp_rate": "fast",
     "lacp_bypass": False,
     "mlag_backup_vrf": "mgmt",
@@ -65,7 +68,10 @@ def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
     if plan["vlans"]:
         lines.append(_nv("bridge", "domain", bridge, "vlan", compress(vlan["id"] for vlan in plan["vlans"])))
     if plan.get("roce"):
+        lines.append("# RoCE: PFC (no-drop) on the RoCE switch priority, ECN, DSCP trust, CNP in a strict-priority class")
         lines.append(_nv("qos", "roce", "mode", opts["roce_mode"]))
+        if opts["roce_mode"] == "lossless":
+            lines.append(_nv("qos", "pfc", "default-global", "switch-priority", opts["roce_priority"]))
     if opts["lldp_dot1_tlv"]:
         lines.append(_nv("service", "lldp", "dot1-tlv", "on"))
     for port in plan["ports"]:
