@@ -10,7 +10,7 @@ from typing import Any, Mapping
 # (see plugins/action/validate_site.py for why).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
 
-from aipod_network import nvue, nxos  # noqa: E402
+from aipod_network import cabling, nvue, nxos  # noqa: E402
 from aipod_site import model as site_model  # noqa: E402
 from ansible.errors import AnsibleFilterError  # noqa: E402
 
@@ -62,6 +62,15 @@ def aipod_cabling_plan(model: Mapping) -> list[dict]:
     return site_model.cabling_plan(dict(model))
 
 
+def aipod_cabling_document(model: Mapping, kind: str) -> str:
+    if not isinstance(model, Mapping) or "hosts" not in model:
+        raise AnsibleFilterError(f"aipod_cabling_document: expected the site model (hostvars | aipod_model(groups)), got {type(model).__name__}")
+    try:
+        return cabling.document(model, kind, site_model.cabling_plan(dict(model)))
+    except ValueError as error:
+        raise AnsibleFilterError(f"aipod_cabling_document: {error}") from error
+
+
 class FilterModule:
     """Switch-layer filters."""
 
@@ -72,4 +81,5 @@ class FilterModule:
             "aipod_nxos_drift": aipod_nxos_drift,
             "aipod_nvue_commands": aipod_nvue_commands,
             "aipod_cabling_plan": aipod_cabling_plan,
+            "aipod_cabling_document": aipod_cabling_document,
         }
