@@ -46,3 +46,22 @@ def test_dot_links_every_cable_between_declared_ports(model):
 def test_unknown_kind_is_refused(model):
     with pytest.raises(ValueError, match="unknown cabling document kind"):
         cabling.document(model, "pdf", [])
+
+
+def test_the_committed_sample_documents_are_current(model):
+    """docs/cabling/sample-* are regenerated with:
+    ansible-playbook -i inventories/sample/hosts.yml --vault-id sample@<password file> playbooks/cabling.yml \\
+        -e cabling_dir=$PWD/docs/cabling -e cabling_name=sample
+    """
+    from conftest import REPO
+
+    rows = m.cabling_plan(model)
+    docs = REPO / "docs" / "cabling"
+    for kind, name in (("markdown", "sample-cabling.md"), ("csv", "sample-cabling.csv"), ("dot", "sample-topology.dot")):
+        assert (docs / name).read_text() == cabling.document(model, kind, rows), f"docs/cabling/{name} is out of date"
+    import html
+
+    svg = html.unescape((docs / "sample-topology.svg").read_text())
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    for device in ("n3232c-a", "n3232c-b", "dgx01", "aipod-a800-02"):
+        assert device in svg
