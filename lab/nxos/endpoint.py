@@ -171,6 +171,8 @@ def main() -> int:
     parser.add_argument("--model", default="N3K-C3232C")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format=f"%(asctime)s {args.name} %(message)s")
+    # lab/lab status probes the port and hangs up before the SSH banner; paramiko would log each as an error
+    logging.getLogger("paramiko").setLevel(logging.CRITICAL)
 
     with open(args.password_file, encoding="utf-8") as secret:
         password = secret.read().rstrip("\n")
