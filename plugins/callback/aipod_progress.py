@@ -75,7 +75,9 @@ class CallbackModule(CallbackBase):
         return "other"
 
     def _enter(self, layer: str) -> None:
-        if layer != self._current and self._current is not None:
+        if layer == self._current:
+            return  # consecutive plays of one layer are one step of the run
+        if self._current is not None:
             self._report_layer(self._current)
         self._current = layer
         if layer not in self._layers:
