@@ -56,8 +56,12 @@ def check_fields(selected: list[str], known_roots: set[str]) -> None:
 def _project(value: Any, path: list[str]) -> Any:
     """The part of value that path selects (None when absent)."""
     if isinstance(value, list):
+        # Keep one entry per element (an empty one where the path is absent), so that several
+        # paths into the same list merge element by element.
         items = [_project(item, path) for item in value]
-        return [item for item in items if item is not None]
+        if value and all(item is None for item in items):
+            return None
+        return [{} if item is None else item for item in items]
     if not path or path[0] in ("*", "**"):
         return value
     if not isinstance(value, dict) or path[0] not in value:

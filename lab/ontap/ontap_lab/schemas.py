@@ -181,6 +181,35 @@ def _first_error(errors: Any, prefix: str = "") -> tuple[str, str]:
     return prefix, str(errors)
 
 
+def coerce(schema: marshmallow.Schema, data: Any) -> Any:
+    """Values as ONTAP stores them: ``"true"`` -> True, ``"9000"`` -> 9000, ``"1TB"`` -> bytes (as the schema reads them)."""
+    if not isinstance(data, dict):
+        return data
+    fields = _field_by_key(schema)
+    result = {}
+    for key, value in data.items():
+        field = fields.get(key)
+        nested, is_list = _nested(field) if field is not None else (None, False)
+        if field is None or value is None:
+            result[key] = value
+        elif nested is not None:
+            result[key] = [coerce(nested, item) for item in value] if is_list and isinstance(value, list) else coerce(nested, value)
+        elif is_list and isinstance(value, list):
+            result[key] = [_scalar(field.inner, item) for item in value]
+        else:
+            result[key] = _scalar(field, value)
+    return result
+
+
+def _scalar(field: mfields.Field, value: Any) -> Any:
+    if isinstance(field, (mfields.Boolean, mfields.Integer, mfields.Float)) or type(field).__name__ == "Size":
+        try:
+            return field.deserialize(value)
+        except marshmallow.ValidationError:
+            return value
+    return value
+
+
 def validate_body(collection: str, body: Any, method: str) -> dict[str, Any]:
     """The normalised body of a POST or PATCH, or an OntapError as ONTAP would reject it."""
     if body is None:
@@ -195,7 +224,7 @@ def validate_body(collection: str, body: Any, method: str) -> dict[str, Any]:
     if errors:
         field, message = _first_error(errors)
         raise OntapError(400, 262197, f'Invalid value for field "{field}": {message}', field)
-    return data
+    return coerce(schema, data)
 
 
 def gettable_roots(collection: str) -> set[str]:

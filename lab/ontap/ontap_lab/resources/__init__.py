@@ -5,7 +5,7 @@ import copy
 import re
 from typing import Any
 
-from ..api import Context, Response, list_response, record_response, validated
+from ..api import Context, Response, known_roots, list_response, record_response, validated
 from ..errors import OntapError, invalid_value, missing, not_found
 
 
@@ -38,6 +38,8 @@ class Collection:
                 return list_response(context, self.name, records, self.keys, self.extra_roots)
             if method == "POST" and self.writable:
                 return self.post(context)
+            if method in ("PATCH", "DELETE") and self.writable:
+                return self.by_query(context)
             raise OntapError(405, 3, f"The {method} method is not supported on /api/{self.path}.")
         record = self.lookup(context, key)
         if method == "GET":
@@ -47,6 +49,26 @@ class Collection:
         if method == "DELETE" and self.writable:
             return self.delete(context, record)
         raise OntapError(405, 3, f"The {method} method is not supported on /api/{self.path}/{{{self.key}}}.")
+
+    def by_query(self, context: Context) -> Response:
+        """PATCH or DELETE every record a query selects (``PATCH /api/x?svm.name=vs1``), as ONTAP allows."""
+        from .. import query
+
+        roots = known_roots(self.name, self.extra_roots)
+        filters = query.query_filters(context.params, roots)
+        if not filters:
+            raise OntapError(400, 262203, f"A {context.method} on /api/{self.path} needs a query that selects the records.")
+        rendered = [(record, self.render(context, record)) for record in self.visible(context)]
+        selected = [record for record, view in rendered if query.apply_filters([view], filters)]
+        if not selected:
+            raise not_found(f"No {self.path} record matches the query.", filters[0][0])
+        body = validated(context, self.name) if context.method == "PATCH" else None
+        for record in selected:
+            if context.method == "PATCH":
+                self.modify(context, record, body)
+            else:
+                self.remove(context, record)
+        return Response(200, {"num_records": len(selected)})
 
     # -- reading
     def all_records(self, context: Context) -> list[dict]:
