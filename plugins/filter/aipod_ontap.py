@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any, Mapping
 
@@ -34,8 +35,32 @@ def aipod_ontap_objects(model: Mapping, options: Mapping | None = None) -> dict:
     return ontap_plan.managed_objects(_model(model, "aipod_ontap_objects"), dict(options or {}))
 
 
+# Failures worth another try: the cluster (or a proxy in front of it) was briefly unavailable or
+# restarting. A certificate, authentication or validation error is never retried. Some modules
+# report a failed version probe (say, a 503) as "REST requires ONTAP 9.x or later": one more try
+# tells that apart from a cluster that is really too old (which then fails the same way again).
+TRANSIENT = re.compile(r"\b50[234]\b|Service Unavailable|Bad Gateway|Gateway Time-?out|Connection (?:refused|aborted|reset)"
+                       r"|RemoteDisconnected|Max retries exceeded|Read timed out|temporarily locked"
+                       r"|REST requires ONTAP [0-9.]+ or later", re.IGNORECASE)
+PERMANENT = re.compile(r"SSL|CERTIFICATE|not authorized|401", re.IGNORECASE)
+
+
+def aipod_ontap_transient(result: Any) -> bool:
+    """Whether a failed netapp.ontap task failed for a transient reason (503, connection refused, ...)."""
+    if not isinstance(result, Mapping) or not result.get("failed"):
+        return False
+    text = " ".join(str(result.get(key, "")) for key in ("msg", "error_message", "status_code"))
+    if TRANSIENT.search(text) and not PERMANENT.search(text):
+        return True
+    # A module that crashed (an exception, no message) is retried: until runs before Ansible turns
+    # the crash into a message, and na_ontap_rest_info crashes that way when a connection drops.
+    # A genuine bug fails again on the next try.
+    return "msg" not in result and bool(result.get("exception"))
+
+
 class FilterModule:
     """Storage-layer filters."""
 
     def filters(self):
-        return {"aipod_ontap_plan": aipod_ontap_plan, "aipod_ontap_objects": aipod_ontap_objects}
+        return {"aipod_ontap_plan": aipod_ontap_plan, "aipod_ontap_objects": aipod_ontap_objects,
+                "aipod_ontap_transient": aipod_ontap_transient}

@@ -212,10 +212,12 @@ def validated(context: Context, collection: str) -> dict:
 
 def list_response(context: Context, collection: str, records: list[dict], keys: tuple[str, ...],
                   extra_roots: tuple[str, ...] = ()) -> Response:
+    """A collection GET: filters, order, paging and field selection. ``extra_roots`` are query
+    parameters the endpoint consumes itself (e.g. volumes' ``is_constituent``), not fields."""
     roots = known_roots(collection, extra_roots)
     selected = query.parse_fields(context.params.get("fields", []))
-    query.check_fields(selected, roots)
-    records = query.apply_filters(records, query.query_filters(context.params, roots))
+    query.check_fields(selected, known_roots(collection))
+    records = query.apply_filters(records, query.query_filters(context.params, roots, extra_roots))
     records = query.order(records, context.params)
     total = len(records)
     chunk, following = query.page(records, context.params, "/api/" + context.path)
@@ -233,7 +235,7 @@ def list_response(context: Context, collection: str, records: list[dict], keys: 
 def record_response(context: Context, collection: str, record: dict, keys: tuple[str, ...],
                     extra_roots: tuple[str, ...] = ()) -> Response:
     selected = query.parse_fields(context.params.get("fields", []))
-    query.check_fields(selected, known_roots(collection, extra_roots))
+    query.check_fields(selected, known_roots(collection))
     if not selected:
         selected = ["*"]
     return Response(200, query.select(record, selected, keys))

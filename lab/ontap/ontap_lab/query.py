@@ -143,10 +143,11 @@ def matches(record: dict, field: str, expression: str) -> bool:
     return False
 
 
-def query_filters(params: dict[str, list[str]], known_roots: set[str]) -> list[tuple[str, str]]:
+def query_filters(params: dict[str, list[str]], known_roots: set[str], consumed: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """(field, expression) filters of a query; ``consumed`` parameters are the endpoint's own switches."""
     filters = []
     for key, values in params.items():
-        if key in RESERVED or key.startswith("start."):
+        if key in RESERVED or key in consumed or key.startswith("start."):
             continue
         if key.split(".")[0] not in known_roots:
             raise unexpected_argument(key)

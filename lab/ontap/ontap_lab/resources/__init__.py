@@ -55,7 +55,7 @@ class Collection:
         from .. import query
 
         roots = known_roots(self.name, self.extra_roots)
-        filters = query.query_filters(context.params, roots)
+        filters = query.query_filters(context.params, roots, self.extra_roots)
         if not filters:
             raise OntapError(400, 262203, f"A {context.method} on /api/{self.path} needs a query that selects the records.")
         rendered = [(record, self.render(context, record)) for record in self.visible(context)]
