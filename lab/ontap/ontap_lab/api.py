@@ -15,7 +15,7 @@ import urllib.parse
 from typing import Any, Callable
 
 from . import query
-from .errors import OntapError, not_found
+from .errors import JobError, OntapError, not_found
 from .schemas import gettable_roots, validate_body
 from .state import NullRealiser, Realiser, State, Store, new_uuid
 
@@ -170,8 +170,10 @@ class Api:
                 status: int) -> Response:
         """Do an asynchronous write: apply it, and answer 202 with a job that reports its outcome.
 
-        With ``return_timeout`` the job has finished by the time the answer is sent; without it
-        the job stays ``running`` for ``job_seconds``, as a real cluster's would for a moment.
+        Requests ONTAP refuses up front (bad references, duplicates, permissions) get their error
+        at once; failures of the work itself (``JobError``) are reported by the job. With
+        ``return_timeout`` the job has finished by the time the answer is sent; without it the job
+        stays ``running`` for ``job_seconds``, as a real cluster's would for a moment.
         """
         job_uuid = new_uuid()
         started = time.time()
@@ -179,7 +181,7 @@ class Api:
                "message": "success", "code": 0, "start_time": _timestamp(started)}
         try:
             result = work()
-        except OntapError as error:
+        except JobError as error:
             job.update(state="failure", message=error.message, code=int(error.code) if error.code.isdigit() else 1,
                        error={"message": error.message, "code": error.code})
             result = None

@@ -272,6 +272,10 @@ def ctl(settings: Settings, args: argparse.Namespace) -> int:
         code, body = client.request("GET", f"/lab/{args.action}?since={args.since}")
     elif args.action == "mark":
         code, body = client.request("GET", "/lab/mark")
+    elif args.action == "export":
+        code, body = client.request("GET", "/lab/export")
+        print(json.dumps(body, indent=1, sort_keys=True))
+        return 0 if code < 400 else 1
     elif args.action == "reset":
         code, body = client.request("POST", "/lab/reset")
     elif args.action == "restart":
@@ -292,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("down", help="stop the endpoint (state is kept)")
     commands.add_parser("status", help="say whether the endpoint answers")
     control = commands.add_parser("ctl", help="steer a running endpoint")
-    control.add_argument("action", choices=["faults", "clear-faults", "calls", "counters", "mark", "reset", "restart"])
+    control.add_argument("action", choices=["faults", "clear-faults", "calls", "counters", "mark", "reset", "restart", "export"])
     control.add_argument("--since", type=int, default=0)
     control.add_argument("--latency-ms", type=int)
     control.add_argument("--jitter-ms", type=int)

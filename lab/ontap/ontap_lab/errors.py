@@ -26,6 +26,10 @@ class OntapError(Exception):
         return {"error": error}
 
 
+class JobError(OntapError):
+    """A failure ONTAP reports through the job of an asynchronous write, not in the HTTP answer."""
+
+
 def not_found(what: str = "entry doesn't exist", target: str | None = None) -> OntapError:
     return OntapError(404, 4, what, target)
 

@@ -236,6 +236,13 @@ class Service:
             if route == "/lab/state" and method == "GET":
                 with self.api.lock:
                     return Response(200, {"objects": {name: len(items) for name, items in self.api.state.data["objects"].items()}})
+            if route == "/lab/export" and method == "GET":
+                # The objects only: no password hashes, no jobs (tests keep a converged cluster as a golden file).
+                with self.api.lock:
+                    data = self.api.state.snapshot()
+                data["passwords"] = {}
+                data["objects"].pop("jobs", None)
+                return Response(200, data)
             if route == "/lab/restart" and method == "POST":
                 downtime = float(payload.get("downtime_ms", 1500)) / 1000.0
                 threading.Timer(0.2, self.restart, args=(downtime,)).start()

@@ -93,19 +93,26 @@ def plan_network(model: dict, info: Any, options: dict | None = None) -> dict:
                 "distribution": group.get("distribution") or options.get("ifgrp_distribution", "port")}
         key = f"{node}:{name}"
         current = next((lag for lag in lags if dig(lag, "node.name") == node and lag.get("name") == name), None)
+        # na_ontap_net_ifgrp finds a LAG by its ports, ONTAP names new ones: ports of the model's
+        # group sitting in a group of another name must stop the run, not be moved silently.
+        clash = next((lag for lag in lags if dig(lag, "node.name") == node and lag is not current
+                      and set(p.get("name") for p in m.as_list(dig(lag, "lag.member_ports"))) & set(members)), None)
+        if clash is not None:
+            plan["errors"].append(f"interface group {key}: ports {', '.join(members)} already form interface group "
+                                  f"{clash.get('name')} on {node}; ONTAP names interface groups itself, and the VLANs "
+                                  f"of the model sit on {name}. Rename {name} to {clash.get('name')} in the model or "
+                                  "re-create the interface group by hand.")
+            continue
         if current is None:
-            clash = next((lag for lag in lags if dig(lag, "node.name") == node
-                          and set(p.get("name") for p in m.as_list(dig(lag, "lag.member_ports"))) & set(members)), None)
-            if clash is not None:
-                plan["errors"].append(f"interface group {key}: ports {', '.join(members)} already form interface group "
-                                      f"{clash.get('name')} on {node}; ONTAP names interface groups itself, and the VLANs "
-                                      f"of the model sit on {name}. Rename {name} to {clash.get('name')} in the model or "
-                                      "re-create the interface group by hand.")
-                continue
             plan["interface_groups"].append(_item(key, "create", want, {"ports": {"before": None, "after": members}}))
             continue
         have = {"ports": sorted(p.get("name") for p in m.as_list(dig(current, "lag.member_ports"))),
                 "mode": dig(current, "lag.mode"), "distribution": dig(current, "lag.distribution_policy")}
+        if not set(have["ports"]) & set(members):
+            plan["errors"].append(f"interface group {key} has ports {', '.join(have['ports'])} on the cluster and "
+                                  f"{', '.join(members)} in the model, none in common; na_ontap_net_ifgrp finds a group by its "
+                                  "ports and would create another one: move the ports by hand or change the model.")
+            continue
         for fixed in ("mode", "distribution"):
             if have[fixed] != want[fixed]:
                 plan["errors"].append(f"interface group {key} is {fixed} {have[fixed]} on the cluster and {want[fixed]} in the "

@@ -15,7 +15,7 @@ import urllib.parse
 from typing import Any
 
 from ..api import Context, Response, list_response, record_response, validated
-from ..errors import OntapError, conflict, duplicate, invalid_value, missing, not_found
+from ..errors import JobError, OntapError, conflict, duplicate, invalid_value, missing, not_found
 from ..state import new_uuid
 from . import Collection, named_ref, reference, require, svm_of, svm_ref
 
@@ -148,8 +148,8 @@ class Volumes(Collection):
             rendered = Aggregates().render(context, aggregate)
             available = rendered["space"]["block_storage"]["available"]
             if per_aggregate > available:
-                raise conflict(f'Insufficient space in aggregate "{aggregate["name"]}" for a thick volume: '
-                               f"{per_aggregate} bytes needed, {available} available.", 917927, "size")
+                raise JobError(400, 917927, f'Insufficient space in aggregate "{aggregate["name"]}" for a thick volume: '
+                                            f"{per_aggregate} bytes needed, {available} available.", "size")
 
     def _add_constituents(self, context: Context, volume: dict, aggregates: list[dict], multiplier: int) -> None:
         existing = self._constituents(context, volume)
@@ -222,7 +222,7 @@ class Volumes(Collection):
         parent = path.rsplit("/", 1)[0] or "/"
         if not any((other.get("nas") or {}).get("path") == parent
                    for other in context.state.find("volumes", **{"svm.uuid": volume["svm"]["uuid"]})):
-            raise conflict(f'Cannot mount at "{path}": no volume is mounted at its parent "{parent}".', 917537, "nas.path")
+            raise JobError(400, 917537, f'Cannot mount at "{path}": no volume is mounted at its parent "{parent}".', "nas.path")
         volume["nas"]["path"] = path
 
     # -- modify
