@@ -135,11 +135,16 @@ def plan_network(model: dict, info: Any, options: dict | None = None) -> dict:
         if changes:
             plan["vlans"].append(_item(key, "modify", want, changes))
 
+    # A domain this plan creates (with its MTU) whose ports are all VLAN ports the plan creates or
+    # moves into it needs no membership step: each VLAN call places its port.
+    placed = {(item["want"]["ipspace"], item["want"]["broadcast_domain"], item["key"]) for item in plan["vlans"]}
     for domain in m.broadcast_domains(model):
         key = f"{domain['ipspace']}:{domain['name']}"
         wanted_ports = sorted(f"{port['node']}:{port['port']}" for port in domain["ports"])
-        want = {"name": domain["name"], "ipspace": domain["ipspace"], "mtu": domain["mtu"], "ports": wanted_ports}
         current = next((d for d in domains if d.get("name") == domain["name"] and dig(d, "ipspace.name") == domain["ipspace"]), None)
+        want = {"name": domain["name"], "ipspace": domain["ipspace"], "mtu": domain["mtu"], "ports": wanted_ports,
+                "ports_follow_vlans": current is None and all((domain["ipspace"], domain["name"], port) in placed
+                                                              for port in wanted_ports)}
         if current is None:
             plan["broadcast_domains"].append(_item(key, "create", want, {"mtu": {"before": None, "after": domain["mtu"]},
                                                                          "ports": {"before": None, "after": wanted_ports}}))

@@ -1,0 +1,16 @@
+"""Fixtures of the storage lab tests."""
+from __future__ import annotations
+
+import pytest
+from storage_lab import PrivateLab
+
+
+@pytest.fixture(scope="module")
+def private_lab(tmp_path_factory):
+    """A private ONTAP endpoint (fresh cluster) on its own port, stopped after the module's tests."""
+    lab = PrivateLab(tmp_path_factory.mktemp("ontap-lab"))
+    lab.lab("start")
+    try:
+        yield lab
+    finally:
+        lab.lab("stop")
