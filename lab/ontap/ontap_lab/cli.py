@@ -193,10 +193,24 @@ def _pid(settings: Settings) -> int | None:
 
 
 def up(settings: Settings) -> int:
+    """Start the endpoint (or find it running). With AIPOD_LAB_ONTAP_FACTORY=1 the cluster is brought
+    back to its factory state first (the seeded nodes, ports and aggregates; the CA is kept)."""
+    factory = os.environ.get("AIPOD_LAB_ONTAP_FACTORY") == "1"
     pid = _pid(settings)
     if pid and os.path.isfile(settings.ca_file) and LabClient(settings).health():
+        if factory:
+            code, body = LabClient(settings).request("POST", "/lab/reset")
+            if code != 200:
+                print(f"ontap lab: factory reset failed: {body}", file=sys.stderr)
+                return 1
+            print(f"ontap lab: running on {settings.base_url} (pid {pid}), reset to factory state")
+            return 0
         print(f"ontap lab: already running on {settings.base_url} (pid {pid})")
         return 0
+    if factory:
+        for name in ("state.json", "faults.json"):
+            if os.path.exists(settings.file(name)):
+                os.unlink(settings.file(name))
     if pid:
         down(settings)
     os.makedirs(settings.state_dir, exist_ok=True)
