@@ -1,8 +1,13 @@
 """Fixtures of the storage lab tests."""
 from __future__ import annotations
 
+import pathlib
+import sys
+
 import pytest
-from storage_lab import PrivateLab
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "lab" / "ontap"))
+from ontap_lab.private import PrivateLab  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,9 @@
-"""A private ONTAP lab for the storage tests: its own state directory, inventory copy and port.
+"""A private copy of the lab's ONTAP endpoint, for tests and benchmarks that need a fresh cluster.
 
-The copy keeps the layout <root>/inventories/lab + <root>/.lab, so the inventory's relative
-ca_file (../../.lab/ontap/pki/ca.pem) points at this lab's CA; its own port leaves a running main
-lab alone. Started and stopped through lab/lab like every lab component.
+It has its own state directory, inventory copy and port: the copy keeps the layout
+<root>/inventories/lab + <root>/.lab, so the inventory's relative ca_file
+(../../.lab/ontap/pki/ca.pem) points at this lab's CA, and its own port leaves a running main lab
+alone. It is started and stopped through lab/lab like every lab component.
 """
 from __future__ import annotations
 
@@ -12,12 +13,11 @@ import re
 import shutil
 import socket
 import subprocess
-import sys
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "lab" / "ontap"))
+from .cli import REPO as _REPO
+from .cli import LabClient, settings_from_env
 
-from ontap_lab.cli import LabClient, settings_from_env  # noqa: E402
+REPO = pathlib.Path(_REPO)
 
 RECAP = re.compile(r"^(?P<host>\S+)\s*:\s*ok=(?P<ok>\d+)\s+changed=(?P<changed>\d+)\s+unreachable=(?P<unreachable>\d+)"
                    r"\s+failed=(?P<failed>\d+)", re.M)
@@ -30,16 +30,16 @@ def free_port(host: str) -> int:
 
 
 class PrivateLab:
-    def __init__(self, root: pathlib.Path):
+    def __init__(self, root: pathlib.Path, base_inventory: pathlib.Path | None = None):
         self.root = root
         self.inventory = root / "inventories" / "lab"
-        shutil.copytree(REPO / "inventories" / "lab", self.inventory)
+        shutil.copytree(base_inventory or REPO / "inventories" / "lab", self.inventory)
         ontap_vars = self.inventory / "group_vars" / "all" / "ontap.yml"
         text = ontap_vars.read_text()
         self.port = free_port("127.0.10.1")
         ontap_vars.write_text(re.sub(r"https_port: \d+", f"https_port: {self.port}", text, count=1))
         self.env = dict(os.environ, AIPOD_LAB_DIR=str(root / ".lab"), AIPOD_LAB_INVENTORY=str(self.inventory),
-                        ANSIBLE_CONFIG=str(REPO / "ansible.cfg"),
+                        ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0",
                         PATH=f"{REPO / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
 
     def lab(self, verb: str) -> None:
