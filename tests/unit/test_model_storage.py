@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import copy
+import pathlib
 
 import pytest
 from aipod_site import model as site_model
 from aipod_site.inventory import load_site
-from conftest import LAB, SAMPLE
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+SAMPLE = REPO / "inventories" / "sample"
+LAB = REPO / "inventories" / "lab"
 
 
 @pytest.fixture(scope="module")
