@@ -65,3 +65,20 @@ def test_a_run_with_ten_percent_503s_converges_without_duplicates(private_lab, t
     assert len(constituents) == sum(fg["constituents"] for fg in ontap_plan.m.flexgroups(model))
     assert [r["name"] for r in records(client, "/api/security/roles?builtin=false")] == ["trident"]
     assert sorted(a["name"] for a in records(client, "/api/security/accounts")) == ["admin", "trident"]
+
+
+def test_trident_password_follows_the_vault_and_a_reused_one_is_refused(private_lab):
+    """A new vault password is set on the next run (checked by logging in); one ONTAP refuses to reuse stops the run."""
+    from ontap_lab.cli import LabClient
+
+    rc, recap, output = private_lab.play()  # converged with the inventory's vault password
+    assert rc == 0, output[-3000:]
+    rc, recap, output = private_lab.play("-e", "vault_ontap_trident_password=NewTrident2026")
+    assert rc == 0 and recap["lab-ontap"]["changed"] >= 1, output[-3000:]
+    trident = LabClient(private_lab.client().settings, "trident", "NewTrident2026")
+    assert trident.request("GET", "/api/storage/volumes")[0] == 200
+    assert trident.request("POST", "/api/svm/svms", {"name": "not-for-trident"})[0] == 403
+    rc, recap, output = private_lab.play("-e", "vault_ontap_trident_password=NewTrident2026")
+    assert rc == 0 and recap["lab-ontap"]["changed"] == 0, output[-3000:]
+    rc, recap, output = private_lab.play()  # the inventory's vault password: used before on this account
+    assert rc != 0 and "choose a new vault_ontap_trident_password" in output, output[-3000:]
