@@ -67,18 +67,48 @@ def test_a_run_with_ten_percent_503s_converges_without_duplicates(private_lab, t
     assert sorted(a["name"] for a in records(client, "/api/security/accounts")) == ["admin", "trident"]
 
 
-def test_trident_password_follows_the_vault_and_a_reused_one_is_refused(private_lab):
-    """A new vault password is set on the next run (checked by logging in); one ONTAP refuses to reuse stops the run."""
+def edit(path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_inventory_edits_are_applied_and_refusals_change_nothing(private_lab):
+    """Re-running after an inventory edit applies it (RDMA, a snapshot policy, a bigger FlexGroup, a new
+    Trident password); a shrink, or a vault password ONTAP will not take back, stops the run unchanged."""
     from ontap_lab.cli import LabClient
 
-    rc, recap, output = private_lab.play()  # converged with the inventory's vault password
+    client = private_lab.client()
+    rc, recap, output = private_lab.play()  # converged, with the inventory's vault password
     assert rc == 0, output[-3000:]
-    rc, recap, output = private_lab.play("-e", "vault_ontap_trident_password=NewTrident2026")
-    assert rc == 0 and recap["lab-ontap"]["changed"] >= 1, output[-3000:]
-    trident = LabClient(private_lab.client().settings, "trident", "NewTrident2026")
+    ontap_vars = private_lab.inventory / "group_vars" / "all" / "ontap.yml"
+    edit(ontap_vars, "        rdma: false", "        rdma: true")
+    edit(ontap_vars, "  svms:\n", "  snapshot_policies:\n    - name: aipod-hourly\n      schedules:\n"
+                                      "        - {schedule: hourly, count: 12}\n  svms:\n")
+    edit(ontap_vars, "          snapshot_policy: default\n", "          snapshot_policy: aipod-hourly\n")
+    edit(ontap_vars, "          size: 10TB", "          size: 12TB")
+    new_password = ("-e", "vault_ontap_trident_password=NewTrident2026")
+
+    rc, recap, output = private_lab.play(*new_password)
+    assert rc == 0 and recap["lab-ontap"]["changed"] >= 5, output[-3000:]
+    lifs = records(client, "/api/network/ip/interfaces?scope=svm&fields=name,rdma_protocols,service_policy")
+    assert {tuple(lif["rdma_protocols"]) for lif in lifs if lif["service_policy"]["name"] == "default-data-files"} == {("roce",)}
+    assert records(client, "/api/protocols/nfs/services?fields=transport")[0]["transport"]["rdma_enabled"] is True
+    volumes = {v["name"]: v for v in records(client, "/api/storage/volumes?fields=space.size,snapshot_policy")}
+    assert volumes["data"]["space"]["size"] == 12 * 1024 ** 4 and volumes["home"]["snapshot_policy"]["name"] == "aipod-hourly"
+    trident = LabClient(client.settings, "trident", "NewTrident2026")
     assert trident.request("GET", "/api/storage/volumes")[0] == 200
     assert trident.request("POST", "/api/svm/svms", {"name": "not-for-trident"})[0] == 403
-    rc, recap, output = private_lab.play("-e", "vault_ontap_trident_password=NewTrident2026")
+
+    rc, recap, output = private_lab.play(*new_password)
     assert rc == 0 and recap["lab-ontap"]["changed"] == 0, output[-3000:]
-    rc, recap, output = private_lab.play()  # the inventory's vault password: used before on this account
+
+    edit(ontap_vars, "          size: 12TB", "          size: 8TB")
+    mark = client.request("GET", "/lab/mark")[1]["last"]
+    rc, recap, output = private_lab.play(*new_password)
+    assert rc != 0 and "never shrunk" in output, output[-3000:]
+    assert client.request("GET", f"/lab/counters?since={mark}")[1]["writes"] == 0
+    edit(ontap_vars, "          size: 8TB", "          size: 12TB")
+
+    rc, recap, output = private_lab.play()  # back to the inventory's vault password: used before on this account
     assert rc != 0 and "choose a new vault_ontap_trident_password" in output, output[-3000:]
