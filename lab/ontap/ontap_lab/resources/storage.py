@@ -17,7 +17,7 @@ from typing import Any
 from ..api import Context, Response, list_response, record_response, validated
 from ..errors import JobError, OntapError, conflict, duplicate, invalid_value, missing, not_found
 from ..state import new_uuid
-from . import Collection, named_ref, reference, require, svm_of, svm_ref
+from . import Collection, reference, require, svm_of, svm_ref
 
 VOLUME_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,202}$")
 COMPRESSION = {"inline", "background", "both", "none", "mixed"}
