@@ -19,6 +19,8 @@ VLAN_PORT = re.compile(r"^(?P<base>[a-z][a-z0-9]*?)-(?P<vlan>[0-9]{1,4})$")
 SPEED_MB_S = {"1G": 125, "10G": 1250, "25G": 3125, "40G": 5000, "50G": 6250, "100G": 12500,
               "200G": 25000, "400G": 50000, "800G": 100000}
 NFS_RDMA_PORT = 20049
+SIZE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(KB|MB|GB|TB|PB)$")
+SIZE_UNITS = {"KB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3, "TB": 1024 ** 4, "PB": 1024 ** 5}
 
 
 # ---------------------------------------------------------------------------- small readers
@@ -225,6 +227,84 @@ def _lif(svm, name, node, port, network, address, networks, domain, ipspace, rdm
     return {"svm": svm, "name": name, "node": node, "port": port, "network": network, "address": address,
             "prefix_len": subnet.prefixlen if subnet else None, "broadcast_domain": domain, "ipspace": ipspace,
             "rdma": rdma, "index": index}
+
+
+def size_bytes(size: Any) -> int | None:
+    """'10TB' -> 10 * 1024**4 (ONTAP's binary units); None when unreadable."""
+    match = SIZE.match(size) if isinstance(size, str) else None
+    return int(float(match.group(1)) * SIZE_UNITS[match.group(2)]) if match else None
+
+
+def export_clients(model: dict, clients: Any) -> list[str]:
+    """An export rule's clients as ONTAP client matches: a network name becomes its subnet, a CIDR
+    or address is normalised (10.0.0.5/24 -> 10.0.0.0/24); unreadable entries are skipped."""
+    networks = networks_by_name(model)
+    result: list[str] = []
+    for client in as_list(clients):
+        if not isinstance(client, str):
+            continue
+        subnet = parse_subnet(as_dict(networks.get(client)).get("subnet")) if client in networks else parse_subnet(client)
+        if subnet is not None and str(subnet) not in result:
+            result.append(str(subnet))
+    return result
+
+
+def export_policies(model: dict) -> list[dict]:
+    """Every export policy of every SVM, rules numbered from 1 in model order with clients resolved.
+
+    Each: {svm, name, root (is the SVM root volume's policy), rules: [{index, clients, ro, rw,
+    superuser, protocols}]}; security flavours and protocols stay None where the model is silent.
+    """
+    result = []
+    for svm in svms(model):
+        root = as_str(svm.get("root_export_policy"))
+        for policy in as_list(svm.get("export_policies")):
+            policy = as_dict(policy)
+            name = as_str(policy.get("name"))
+            if not name:
+                continue
+            rules = []
+            for index, rule in enumerate(as_list(policy.get("rules")), start=1):
+                rule = as_dict(rule)
+                rules.append({"index": index, "clients": export_clients(model, rule.get("clients")),
+                              "ro": rule.get("ro"), "rw": rule.get("rw"), "superuser": rule.get("superuser"),
+                              "protocols": rule.get("protocols")})
+            result.append({"svm": svm["name"], "name": name, "root": name == root, "rules": rules})
+    return result
+
+
+def flexgroups(model: dict) -> list[dict]:
+    """Every FlexGroup of every SVM with its aggregates resolved (the SVM's unless listed), its size
+    in bytes and its constituent count (aggregates x constituents_per_aggregate).
+
+    Each: {svm, name, size, size_bytes, aggregates, constituents_per_aggregate, constituents,
+    junction_path, export_policy, snapshot_policy, security_style, thin_provisioning, efficiency,
+    unix_permissions}; optional settings stay None where the model is silent.
+    """
+    result = []
+    for svm in svms(model):
+        svm_aggregates = [a for a in as_list(svm.get("aggregates")) if isinstance(a, str)]
+        for flexgroup in as_list(svm.get("flexgroups")):
+            flexgroup = as_dict(flexgroup)
+            name = as_str(flexgroup.get("name"))
+            if not name:
+                continue
+            aggregates = [a for a in as_list(flexgroup.get("aggregates")) if isinstance(a, str)] or svm_aggregates
+            per_aggregate = as_int(flexgroup.get("constituents_per_aggregate"))
+            result.append({
+                "svm": svm["name"], "name": name, "size": as_str(flexgroup.get("size")),
+                "size_bytes": size_bytes(flexgroup.get("size")), "aggregates": aggregates,
+                "constituents_per_aggregate": per_aggregate,
+                "constituents": len(aggregates) * per_aggregate if per_aggregate else None,
+                "junction_path": as_str(flexgroup.get("junction_path")),
+                "export_policy": as_str(flexgroup.get("export_policy")),
+                "snapshot_policy": as_str(flexgroup.get("snapshot_policy")),
+                "security_style": as_str(flexgroup.get("security_style")),
+                "thin_provisioning": flexgroup.get("thin_provisioning") if isinstance(flexgroup.get("thin_provisioning"), bool) else None,
+                "efficiency": flexgroup.get("efficiency") if isinstance(flexgroup.get("efficiency"), bool) else None,
+                "unix_permissions": as_str(flexgroup.get("unix_permissions")),
+            })
+    return result
 
 
 def svm_mgmt_lif(model: dict, svm: dict) -> dict | None:
