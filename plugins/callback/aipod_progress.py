@@ -61,6 +61,7 @@ class CallbackModule(CallbackBase):
         self._playbook = ""
         self._inventory = ""
         self._run_dir = None
+        self._stint_results = 0
 
     # ------------------------------------------------------------------ bookkeeping
     def _layer_of(self, play) -> str:
@@ -80,6 +81,7 @@ class CallbackModule(CallbackBase):
         if self._current is not None:
             self._report_layer(self._current)
         self._current = layer
+        self._stint_results = 0
         if layer not in self._layers:
             self._layers[layer] = {"ok": 0, "changed": 0, "failed": 0, "unreachable": 0, "skipped": 0,
                                    "hosts": set(), "seconds": 0.0, "since": time.time()}
@@ -92,6 +94,8 @@ class CallbackModule(CallbackBase):
             return
         layer = self._layers[self._current]
         layer[kind] += 1
+        if kind != "skipped":
+            self._stint_results += 1
         layer["hosts"].add(result._host.get_name())
         if kind == "ok" and result._result.get("changed"):
             layer["changed"] += 1
@@ -100,6 +104,8 @@ class CallbackModule(CallbackBase):
         layer = self._layers[name]
         layer["seconds"] += time.time() - layer["since"]
         layer["since"] = time.time()
+        if not self._stint_results:
+            return  # nothing ran (a layer not selected by --tags, or validation already done this run)
         status = "FAILED" if layer["failed"] or layer["unreachable"] else "done"
         self._display.display(
             f"==> layer {name}: {status}: {layer['changed']} changed, {layer['ok']} ok, {layer['failed']} failed, "
@@ -165,6 +171,8 @@ class CallbackModule(CallbackBase):
         lines = ["", f"==> {self._playbook}: {'SUCCESS' if ok else 'FAILED'} in {elapsed:.1f} s"]
         for name in self._order:
             layer = self._layers[name]
+            if not (layer["ok"] or layer["failed"] or layer["unreachable"]):
+                continue
             lines.append(f"    {name:<11} {layer['changed']:>4} changed {layer['ok']:>5} ok {layer['failed']:>3} failed "
                          f"{layer['unreachable']:>3} unreachable  {layer['seconds']:>7.1f} s")
         if self._failures:
@@ -215,6 +223,8 @@ class CallbackModule(CallbackBase):
         out += ["## Changes per layer", "", "| layer | changed | ok | failed | unreachable | skipped | hosts | seconds |",
                 "|---|---:|---:|---:|---:|---:|---:|---:|"]
         for name, layer in data["layers"].items():
+            if not (layer["ok"] or layer["failed"] or layer["unreachable"]):
+                continue
             out.append(f"| {name} | {layer['changed']} | {layer['ok']} | {layer['failed']} | {layer['unreachable']} | "
                        f"{layer['skipped']} | {len(layer['hosts'])} | {layer['seconds']:.1f} |")
         out.append("")
