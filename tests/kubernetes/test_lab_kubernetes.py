@@ -147,6 +147,7 @@ def test_verification_on_a_bare_api_server_reports_what_it_cannot_check(site, cl
     assert report["ok"] is True
     assert status == {"nodes_ready": "not_checked", "gpus_allocatable": "not_checked",
                       "backend_online:lab-flexgroups": "not_checked", "backend_online:lab-flexvols": "not_checked",
+                      "backend_online:lab-anf": "not_checked",
                       "storage_classes": "pass", "one_default_class": "pass", "snapshot_class": "pass",
                       "pvc_bind_snapshot_clone": "not_checked"}
 
@@ -162,7 +163,7 @@ def _stand_in_for_kubelets_and_trident(cluster) -> None:
             "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "stand-in"}],
             "allocatable": {"nvidia.com/gpu": gpus, "cpu": "128", "memory": "1Ti", "pods": "110"},
             "capacity": {"nvidia.com/gpu": gpus, "cpu": "128", "memory": "1Ti", "pods": "110"}}})
-    for backend in ("lab-flexgroups", "lab-flexvols"):
+    for backend in ("lab-flexgroups", "lab-flexvols", "lab-anf"):
         cluster["custom"].patch_namespaced_custom_object_status(
             "trident.netapp.io", "v1", "trident", "tridentbackendconfigs", backend,
             {"status": {"phase": "Bound", "lastOperationStatus": "Success", "message": "stand-in"}})

@@ -241,13 +241,15 @@ def test_judge_backends(lab):
     plan = k.trident_plan(lab)
     configs = [copy.deepcopy(b["manifest"]) for b in plan["backends"]]
     assert _status(k.judge_backends(plan, configs, [], controller_running=False)) == {
-        "backend_online:lab-flexgroups": "not_checked", "backend_online:lab-flexvols": "not_checked"}
+        "backend_online:lab-flexgroups": "not_checked", "backend_online:lab-flexvols": "not_checked",
+        "backend_online:lab-anf": "not_checked"}
     assert set(_status(k.judge_backends(plan, configs, [], controller_running=True)).values()) == {"fail"}
     for config in configs:
         config["status"] = {"phase": "Bound", "lastOperationStatus": "Success"}
-    online = [{"backendName": "lab-flexgroups", "state": "online"}, {"backendName": "lab-flexvols", "state": "offline"}]
+    online = [{"backendName": "lab-flexgroups", "state": "online"}, {"backendName": "lab-flexvols", "state": "offline"},
+              {"backendName": "lab-anf", "state": "online"}]
     assert _status(k.judge_backends(plan, configs, online, controller_running=True)) == {
-        "backend_online:lab-flexgroups": "pass", "backend_online:lab-flexvols": "fail"}
+        "backend_online:lab-flexgroups": "pass", "backend_online:lab-flexvols": "fail", "backend_online:lab-anf": "pass"}
     assert _status(k.judge_backends(plan, configs[:1], online, True))["backend_online:lab-flexvols"] == "fail"
 
 
