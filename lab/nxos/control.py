@@ -19,7 +19,6 @@ AIPOD_LAB_NXOS_WRITE_ERASE=1 makes `up` start the switches from factory configur
 """
 from __future__ import annotations
 
-import glob
 import os
 import signal
 import socket
@@ -41,21 +40,15 @@ sys.path.insert(0, os.path.join(ROOT, "plugins", "module_utils"))
 
 
 def _vault_secret(inventory: str, name: str) -> str:
-    from ansible.parsing.vault import VaultLib, VaultSecret
+    from aipod_site.secrets import inventory_secret
 
     password_file = os.path.join(inventory, "vault-password.txt")
     if not os.path.exists(password_file):
         password_file = os.path.join(ROOT, "inventories", "lab", "vault-password.txt")
-    with open(password_file, "rb") as handle:
-        vault = VaultLib([("lab", VaultSecret(handle.read().strip()))])
-    for path in sorted(glob.glob(os.path.join(inventory, "group_vars", "**", "*.yml"), recursive=True)):
-        with open(path, "rb") as handle:
-            raw = handle.read()
-        text = vault.decrypt(raw).decode() if raw.startswith(b"$ANSIBLE_VAULT") else raw.decode()
-        data = yaml.safe_load(text) or {}
-        if isinstance(data, dict) and name in data:
-            return str(data[name])
-    raise SystemExit(f"lab nxos: {name} is not defined in {inventory}/group_vars")
+    try:
+        return inventory_secret(inventory, name, password_file)
+    except KeyError:
+        raise SystemExit(f"lab nxos: {name} is not defined in {inventory}/group_vars") from None
 
 
 def endpoints() -> list[dict]:

@@ -90,17 +90,13 @@ def load_ontap_model(inventory: str) -> dict:
 
 def admin_password(inventory: str) -> str:
     """The cluster admin password from the inventory's vault (never printed, never passed on)."""
-    import yaml
+    sys.path.insert(0, os.path.join(REPO, "plugins", "module_utils"))
+    from aipod_site.secrets import inventory_secret  # noqa: E402  (path set just above)
 
-    vault = _vault()(inventory)
-    for name in ("vault.yml", "vault.yaml"):
-        path = os.path.join(inventory, "group_vars", "all", name)
-        if os.path.isfile(path):
-            with open(path, "rb") as handle:
-                data = yaml.safe_load(vault.decrypt(handle.read()))
-            if data and data.get("vault_ontap_admin_password"):
-                return str(data["vault_ontap_admin_password"])
-    raise SystemExit(f"ontap lab: no vault_ontap_admin_password in {inventory}/group_vars/all/vault.yml")
+    try:
+        return inventory_secret(inventory, "vault_ontap_admin_password", os.environ.get("AIPOD_VAULT_PASSWORD_FILE"))
+    except KeyError:
+        raise SystemExit(f"ontap lab: no vault_ontap_admin_password in {inventory}/group_vars") from None
 
 
 # ---------------------------------------------------------------------------- serve
