@@ -59,7 +59,7 @@ VARIANTS = {
                 "client_id": "6e4d2c1b-3a5f-4e8d-9c7b-1a2b3c4d5e6f", "location": "eastus", "service_level": "Premium",
                 "virtual_network": "anf-vnet", "subnet": "anf-subnet", "export_cidrs": ["172.31.241.0/24"]}}),
         dict(file="group_vars/all/trident.yml", append=["trident", "storage_classes"], value={
-            "name": "anf-premium", "backend": "anf-cloud", "mount_options": ["vers=4.1"]}),
+            "name": "anf-cloud-standard", "backend": "anf-cloud", "mount_options": ["vers=4.1"]}),
         dict(file="group_vars/all/secrets.yml", write="---\nvault_trident_anf_client_secret: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  3132\n")],
     "cumulus-pair": [
         dict(file="host_vars/lab-sw-a.yml", replace="platform: nxos", with_="platform: cumulus"),
