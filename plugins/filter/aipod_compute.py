@@ -33,29 +33,34 @@ def aipod_host_storage_plan(model: Mapping, host: str) -> list[dict]:
 NETPLAN_FILE = "60-aipod-storage.yaml"
 
 
-def aipod_storage_network_files(nics: list, renderer: str) -> list[dict]:
+def aipod_storage_network_files(nics: list, renderer: str, directory: str) -> list[dict]:
     """The files that configure the storage NICs (from aipod_host_storage_plan) with this renderer.
 
-    Each: {name, template, nic}. netplan: one YAML for all NICs. systemd-networkd: per untagged NIC
-    one .network; per tagged NIC a .network for the physical NIC (MTU, VLAN), a .netdev for the VLAN
-    device and a .network for the VLAN device (address, routes). Names start with 60-aipod- so the
-    bundle's files are told apart from the OS installer's.
+    Entries for the config_files module: {dest, template, vars: {nic}, mode}, dest in directory.
+    netplan: one YAML for all NICs (mode 0600, as netplan wants). systemd-networkd: per untagged
+    NIC one .network; per tagged NIC a .network for the physical NIC (MTU, VLAN), a .netdev for the
+    VLAN device and a .network for the VLAN device (address, routes). Names start with 60-aipod-
+    so the bundle's files are told apart from the OS installer's.
     """
     if renderer not in ("netplan", "networkd"):
         raise AnsibleFilterError(f"aipod_storage_network_files: renderer must be netplan or networkd, got {renderer!r}")
     if not isinstance(nics, list):
         raise AnsibleFilterError(f"aipod_storage_network_files: expected the list of aipod_host_storage_plan, got {type(nics).__name__}")
+
+    def entry(name: str, template: str, nic: dict, mode: str = "0644") -> dict:
+        return {"dest": f"{directory.rstrip('/')}/{name}", "template": template, "vars": {"nic": nic}, "mode": mode}
+
     if renderer == "netplan":
-        return [{"name": NETPLAN_FILE, "template": "netplan-storage.yaml.j2", "nic": {}}]
+        return [entry(NETPLAN_FILE, "netplan-storage.yaml.j2", {}, "0600")]
     files = []
     for nic in nics:
         if nic.get("vlan") is None:
-            files.append({"name": f"60-aipod-{nic['device']}.network", "template": "networkd-address.network.j2", "nic": nic})
+            files.append(entry(f"60-aipod-{nic['device']}.network", "networkd-address.network.j2", nic))
         else:
             files += [
-                {"name": f"60-aipod-{nic['parent']}.network", "template": "networkd-vlan-parent.network.j2", "nic": nic},
-                {"name": f"60-aipod-{nic['device']}.netdev", "template": "networkd-vlan.netdev.j2", "nic": nic},
-                {"name": f"60-aipod-{nic['device']}.network", "template": "networkd-address.network.j2", "nic": nic},
+                entry(f"60-aipod-{nic['parent']}.network", "networkd-vlan-parent.network.j2", nic),
+                entry(f"60-aipod-{nic['device']}.netdev", "networkd-vlan.netdev.j2", nic),
+                entry(f"60-aipod-{nic['device']}.network", "networkd-address.network.j2", nic),
             ]
     return files
 

@@ -13,22 +13,24 @@ TAGGED = {"device": "enp225s0f1.3112", "parent": "enp225s0f1", "vlan": 3112, "ci
 
 
 def test_networkd_files_per_nic_and_vlan():
-    files = FILTERS["aipod_storage_network_files"]([UNTAGGED, TAGGED], "networkd")
-    assert [(f["name"], f["template"]) for f in files] == [
-        ("60-aipod-eth1.network", "networkd-address.network.j2"),
-        ("60-aipod-enp225s0f1.network", "networkd-vlan-parent.network.j2"),
-        ("60-aipod-enp225s0f1.3112.netdev", "networkd-vlan.netdev.j2"),
-        ("60-aipod-enp225s0f1.3112.network", "networkd-address.network.j2"),
+    files = FILTERS["aipod_storage_network_files"]([UNTAGGED, TAGGED], "networkd", "/etc/aipod/storage-net/")
+    assert [(f["dest"], f["template"], f["mode"]) for f in files] == [
+        ("/etc/aipod/storage-net/60-aipod-eth1.network", "networkd-address.network.j2", "0644"),
+        ("/etc/aipod/storage-net/60-aipod-enp225s0f1.network", "networkd-vlan-parent.network.j2", "0644"),
+        ("/etc/aipod/storage-net/60-aipod-enp225s0f1.3112.netdev", "networkd-vlan.netdev.j2", "0644"),
+        ("/etc/aipod/storage-net/60-aipod-enp225s0f1.3112.network", "networkd-address.network.j2", "0644"),
     ]
+    assert files[0]["vars"] == {"nic": UNTAGGED}
 
 
 def test_netplan_is_one_file():
-    assert [f["name"] for f in FILTERS["aipod_storage_network_files"]([UNTAGGED, TAGGED], "netplan")] == ["60-aipod-storage.yaml"]
+    files = FILTERS["aipod_storage_network_files"]([UNTAGGED, TAGGED], "netplan", "/etc/aipod/storage-net")
+    assert [(f["dest"], f["mode"]) for f in files] == [("/etc/aipod/storage-net/60-aipod-storage.yaml", "0600")]
 
 
 def test_unknown_renderer_is_an_error():
     with pytest.raises(AnsibleFilterError, match="renderer must be netplan or networkd"):
-        FILTERS["aipod_storage_network_files"]([UNTAGGED], "ifupdown")
+        FILTERS["aipod_storage_network_files"]([UNTAGGED], "ifupdown", "/tmp")
 
 
 def test_ring_sizes_are_capped_and_unsupported_nics_left_out():
