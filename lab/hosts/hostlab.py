@@ -8,7 +8,8 @@ inventories/lab): the DGX hosts, their management and storage addresses, the net
 subnets, gateways and MTUs. Nothing is typed here.
 
 up      applies the podman set-up of the lab notes (a project-local containers.conf: runc, lower
-        default ulimits, the lab's own network directory), builds the Debian 12 image if its recipe
+        default ulimits, the lab's own network directory; fs.inotify.max_user_instances raised
+        for the number of systemd hosts), builds the Debian 12 image if its recipe
         (lab/hosts/image/) changed, creates the lab bridges and podman networks, starts one
         container per DGX host with its inventory addresses, and writes the SSH key, host keys and
         known_hosts Ansible uses. Hosts that are no longer selected are removed. Idempotent.
@@ -57,6 +58,7 @@ DEBIAN_SUITE = "bookworm"
 DEBIAN_MIRROR = os.environ.get("AIPOD_LAB_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 SSH_READY_TIMEOUT = 180
 PARALLEL = 4
+INOTIFY_PER_HOST = 8
 
 
 def say(text: str) -> None:
@@ -196,6 +198,17 @@ def podman_setup() -> None:
     )
     if write_if_changed(CONTAINERS_CONF, text):
         say(f"podman set-up written to {CONTAINERS_CONF}")
+
+
+def ensure_inotify(hosts: int) -> None:
+    """Each systemd host holds a few inotify instances of root's; the kernel default (128) runs out
+    near 30 hosts, after which systemd in new hosts never finishes booting. Raise it, never lower it."""
+    path = Path("/proc/sys/fs/inotify/max_user_instances")
+    wanted = 256 + INOTIFY_PER_HOST * hosts
+    current = int(path.read_text())
+    if current < wanted:
+        path.write_text(str(wanted))
+        say(f"raised fs.inotify.max_user_instances from {current} to {wanted} for {hosts} systemd hosts")
 
 
 # -------------------------------------------------------------------------------------- the image
@@ -468,6 +481,7 @@ def up() -> int:
         started = time.monotonic()
         podman_setup()
         networks, hosts = load_lab()
+        ensure_inotify(len(hosts))
         image = ensure_image()
         ensure_networks(networks)
         ensure_keys(hosts)

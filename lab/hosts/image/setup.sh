@@ -23,10 +23,11 @@ for unit in apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.tim
             systemd-timesyncd.service; do
   ln -sf /dev/null "/etc/systemd/system/$unit"
 done
-# Units that have nothing to do in a container and would only leave the system "degraded".
+# Units that have nothing to do in a container and would only leave the system "degraded" (the
+# password-request watchers also hold inotify instances, which many hosts share with the machine).
 for unit in getty@tty1.service console-getty.service systemd-udevd.service systemd-udev-trigger.service \
             systemd-modules-load.service sys-kernel-config.mount sys-kernel-debug.mount \
-            systemd-remount-fs.service; do
+            systemd-remount-fs.service systemd-ask-password-console.path systemd-ask-password-wall.path; do
   ln -sf /dev/null "/etc/systemd/system/$unit"
 done
 

@@ -7,6 +7,8 @@ storage-b, .101/.103 on lab-ontap-01/-02, alternating nodes first, then networks
 from __future__ import annotations
 
 import json
+import socket
+import time
 
 import pytest
 import testinfra
@@ -14,12 +16,12 @@ import yaml
 
 HOSTS = {
     "mol-dgx01": {
-        "renderer": "networkd", "storage_a": "172.31.251.201", "storage_b": "172.31.252.201",
+        "renderer": "networkd", "mgmt": "172.31.250.201", "storage_a": "172.31.251.201", "storage_b": "172.31.252.201",
         "fstab": ["172.31.251.101:/data /mnt/data nfs vers=4.1,proto=tcp,nconnect=16,rsize=262144,wsize=262144,hard 0 0",
                   "172.31.251.103:/home_vol /mnt/home nfs vers=3,proto=tcp,nconnect=16,rsize=262144,wsize=262144,hard 0 0"],
     },
     "mol-dgx02": {
-        "renderer": "netplan", "storage_a": "172.31.251.202", "storage_b": "172.31.252.202",
+        "renderer": "netplan", "mgmt": "172.31.250.202", "storage_a": "172.31.251.202", "storage_b": "172.31.252.202",
         "fstab": ["172.31.251.103:/data /mnt/data nfs vers=4.1,proto=tcp,nconnect=16,rsize=262144,wsize=262144,hard 0 0",
                   "172.31.252.101:/home_vol /mnt/home nfs vers=3,proto=tcp,nconnect=16,rsize=262144,wsize=262144,hard 0 0"],
     },
@@ -150,3 +152,39 @@ def test_nvidia_runtime_became_dockers_default_where_installed(node):
                       "runtimes": {"nvidia": {"path": "/usr/bin/nvidia-container-runtime", "runtimeArgs": []}}}
     # The handler restarted Docker after the change: the running daemon printed the new configuration.
     assert '"default-runtime": "nvidia"' in host.check_output("journalctl -u docker.service --no-pager -o cat")
+
+
+def ssh_answers(address: str) -> bool:
+    try:
+        socket.create_connection((address, 22), timeout=2).close()
+        return True
+    except OSError:
+        return False
+
+
+def test_zz_a_configuration_that_cuts_the_management_path_is_rolled_back():
+    """On purpose, the last test: a staged file that takes over eth0 goes live through the role's
+    helper (the role itself refuses such a plan). The management address stops answering; the
+    armed timer puts the previous files and eth0's running state back without any help."""
+    host = testinfra.get_host("podman://mol-dgx01")
+    address = HOSTS["mol-dgx01"]["mgmt"]
+    staged = "/etc/aipod/storage-net/60-aipod-eth0.network"
+    host.check_output(f"printf '[Match]\\nName=eth0\\n[Network]\\nAddress=172.31.250.199/24\\n' > {staged}")
+    try:
+        applied = host.check_output("/usr/local/sbin/aipod-storage-net apply networkd 8 'eth0 eth1 eth2' "
+                                    "60-aipod-eth0.network 60-aipod-eth1.network 60-aipod-eth2.network")
+        assert applied == "changed"
+        cut_until = time.monotonic() + 5
+        while ssh_answers(address) and time.monotonic() < cut_until:
+            time.sleep(0.5)
+        assert not ssh_answers(address), "the management path should be cut by the bad configuration"
+        deadline = time.monotonic() + 60
+        while not ssh_answers(address) and time.monotonic() < deadline:
+            time.sleep(1)
+        assert ssh_answers(address), "the rollback did not bring the management path back"
+        assert addresses(host, "eth0")[1] == [f"{address}/24"]
+        assert not host.file("/etc/systemd/network/60-aipod-eth0.network").exists
+        assert f"Address={HOSTS['mol-dgx01']['storage_a']}/24" in host.file("/etc/systemd/network/60-aipod-eth1.network").content_string
+        assert "rolled back" in host.check_output("journalctl -t aipod-storage-net --no-pager -o cat")
+    finally:
+        host.run(f"rm -f {staged}")
