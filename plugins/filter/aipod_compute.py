@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 """Filters of the compute layer: per-host values the dgx_* roles derive from the site model.
 
-Docs: aipod_host_storage_plan.yml, aipod_storage_network_files.yml and aipod_ring_settings.yml
-beside this file. The derivation itself lives in
+Docs: aipod_host_storage_plan.yml, aipod_compute_plans.yml, aipod_storage_network_files.yml and
+aipod_ring_settings.yml beside this file. The derivation itself lives in
 plugins/module_utils/aipod_site/model.py with the others (one place for every derived value).
 """
 from __future__ import annotations
@@ -19,15 +19,43 @@ from aipod_site import model as site_model  # noqa: E402
 from ansible.errors import AnsibleFilterError  # noqa: E402
 
 
+def _model(model: Mapping, name: str) -> dict:
+    if not isinstance(model, Mapping) or "hosts" not in model:
+        raise AnsibleFilterError(f"{name}: expected the site model (hostvars | aipod_model(groups)), got {type(model).__name__}")
+    return dict(model)
+
+
 def aipod_host_storage_plan(model: Mapping, host: str) -> list[dict]:
     """The storage NICs of one DGX or server as its OS configures them (device, address, MTU, routes)."""
-    if not isinstance(model, Mapping) or "hosts" not in model:
-        raise AnsibleFilterError(
-            f"aipod_host_storage_plan: expected the site model (hostvars | aipod_model(groups)), got {type(model).__name__}")
-    checked = dict(model)
+    checked = _model(model, "aipod_host_storage_plan")
     if host not in site_model.hosts_of_kind(checked, "dgx") and host not in site_model.hosts_of_kind(checked, "server"):
         raise AnsibleFilterError(f"aipod_host_storage_plan: {host!r} is not a DGX or server of the site model")
     return site_model.host_storage_plan(checked, host)
+
+
+def aipod_compute_plans(model: Mapping, hosts: list) -> dict[str, dict]:
+    """Per DGX of hosts: {nics (host_storage_plan), mounts (mount_plan), roce, gpus, common_user}.
+
+    Computed once per play for every host (the role reads its own entry), because a per-host
+    task costs a worker process per host. common_user is kubernetes.common_user on kube_node
+    hosts and {} elsewhere.
+    """
+    checked = _model(model, "aipod_compute_plans")
+    dgx = site_model.hosts_of_kind(checked, "dgx")
+    common_user = dict(((checked.get("kubernetes") or {}).get("common_user")) or {})
+    plans = {}
+    for host in hosts or []:
+        if host not in dgx:
+            raise AnsibleFilterError(f"aipod_compute_plans: {host!r} is not a DGX of the site model")
+        groups = (checked["hosts"].get(host) or {}).get("groups") or []
+        plans[host] = {
+            "nics": site_model.host_storage_plan(checked, host),
+            "mounts": site_model.mount_plan(checked, host),
+            "roce": dgx[host].get("roce") is True,
+            "gpus": dict(dgx[host].get("gpus") or {}),
+            "common_user": common_user if "kube_node" in groups else {},
+        }
+    return plans
 
 
 NETPLAN_FILE = "60-aipod-storage.yaml"
@@ -92,6 +120,7 @@ class FilterModule:
     def filters(self):
         return {
             "aipod_host_storage_plan": aipod_host_storage_plan,
+            "aipod_compute_plans": aipod_compute_plans,
             "aipod_storage_network_files": aipod_storage_network_files,
             "aipod_ring_settings": aipod_ring_settings,
         }

@@ -42,3 +42,18 @@ def test_ring_sizes_are_capped_and_unsupported_nics_left_out():
         {"name": "enp225s0f1", "rx": 8192, "tx": 8192, "current_rx": 8192, "current_tx": 8192, "differs": False},
     ]
     assert FILTERS["aipod_ring_settings"](nics, 0) == []
+
+
+def test_compute_plans_of_the_lab_pod():
+    from aipod_site.inventory import load_site
+    model = load_site("inventories/lab").model
+    plans = FILTERS["aipod_compute_plans"](model, ["dgx01", "dgx02"])
+    assert sorted(plans) == ["dgx01", "dgx02"]
+    assert [nic["cidr"] for nic in plans["dgx02"]["nics"]] == ["172.31.251.12/24", "172.31.252.12/24"]
+    assert [mount["src"] for mount in plans["dgx01"]["mounts"]] == ["172.31.251.101:/data", "172.31.251.103:/home_vol"]
+    assert plans["dgx01"]["roce"] is True and plans["dgx01"]["gpus"]["count"] == 8
+    assert plans["dgx01"]["common_user"] == {"name": "aipod", "uid": 2000, "group": "aipod", "gid": 2000}
+    model["hosts"]["dgx02"]["groups"] = ["dgx"]
+    assert FILTERS["aipod_compute_plans"](model, ["dgx02"])["dgx02"]["common_user"] == {}
+    with pytest.raises(AnsibleFilterError, match="'lab-sw-a' is not a DGX"):
+        FILTERS["aipod_compute_plans"](model, ["lab-sw-a"])
