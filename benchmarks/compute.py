@@ -12,6 +12,10 @@ issue asks for, all measured in this one run:
     no-op(32) / no-op(4)   target <= 2   (per strategy)
     linear / mitogen       what Mitogen is worth (same size, same kind of run)
 
+It also measures Ansible's own floor on this machine: a play of as many no-op debug tasks as the
+compute play runs per host, on the same inventories, contacting no host. Its 32/4 ratio is what
+any play of that length costs here before a single module runs.
+
 The lab is left as it was found: running with the default inventory, or stopped.
 Times depend on the machine (2 shared cores here); compare the ratios, not the seconds.
 """
@@ -69,6 +73,29 @@ def play(inventory: Path, strategy: str, log: Path) -> tuple[float, dict[str, di
     return elapsed, dgx
 
 
+CALIBRATION_TASKS = 15  # per-host tasks of a no-op compute run (ok + skipped in its recap)
+
+
+def calibrate(size: int, strategy: str, inventory: Path, logs: Path) -> float:
+    """Seconds of a play of CALIBRATION_TASKS debug tasks on every DGX of inventory (no host contacted)."""
+    tasks = "".join(f"    - name: Task {n}\n      ansible.builtin.debug:\n        msg: calibration\n" for n in range(CALIBRATION_TASKS))
+    path = logs / "calibration.yml"
+    path.write_text(f"---\n- name: Calibration\n  hosts: dgx\n  gather_facts: false\n"
+                    f"  strategy: \"{{{{ compute_strategy }}}}\"\n  tasks:\n{tasks}")
+    try:
+        started = time.monotonic()
+        result = subprocess.run([str(VENV_BIN / "ansible-playbook"), "-i", str(inventory), str(path), "-e", f"compute_strategy={strategy}"],
+                                cwd=ROOT, env=environment(ANSIBLE_STRATEGY_PLUGINS=str(ROOT / "playbooks" / "strategy_plugins")),
+                                capture_output=True, text=True)
+        elapsed = time.monotonic() - started
+    finally:
+        path.unlink(missing_ok=True)
+    (logs / f"calibration-{size}-{strategy}.log").write_text(result.stdout + result.stderr)
+    if result.returncode != 0:
+        sys.exit(f"benchmark: the calibration play failed; see {logs}")
+    return elapsed
+
+
 def measure(size: int, strategy: str, inventory: Path, logs: Path) -> dict:
     print(f"== {size} hosts, strategy {strategy}: fresh DGX stand-ins", flush=True)
     lab("stop", inventory)
@@ -108,6 +135,8 @@ def main() -> int:
                            cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
             for strategy in args.strategies:
                 results.append(measure(size, strategy, inventory, logs))
+                results[-1]["floor_s"] = round(calibrate(size, strategy, inventory, logs), 1)
+                print(f"   floor      {results[-1]['floor_s']:7.1f} s  ({CALIBRATION_TASKS} debug tasks per host)", flush=True)
     finally:
         print("== restoring the lab", flush=True)
         lab("stop")
@@ -122,15 +151,18 @@ def main() -> int:
 def print_summary(results: list[dict], sizes: list[int], strategies: list[str], total: float) -> None:
     by = {(r["size"], r["strategy"]): r for r in results}
     print(f"\ncompute play, {', '.join(map(str, sizes))} lab hosts; {os.cpu_count()} CPUs; whole benchmark {total:.0f} s")
-    print(f"{'strategy':<22}" + "".join(f"{f'first {n}':>11}{f'no-op {n}':>11}" for n in sizes))
+    print(f"{'strategy':<22}" + "".join(f"{f'first {n}':>11}{f'no-op {n}':>11}{f'floor {n}':>11}" for n in sizes))
     for strategy in strategies:
-        print(f"{strategy:<22}" + "".join(f"{by[(n, strategy)]['first_s']:>10.1f}s{by[(n, strategy)]['noop_s']:>10.1f}s" for n in sizes))
+        print(f"{strategy:<22}" + "".join(f"{by[(n, strategy)]['first_s']:>10.1f}s{by[(n, strategy)]['noop_s']:>10.1f}s"
+                                          f"{by[(n, strategy)]['floor_s']:>10.1f}s" for n in sizes))
     if len(sizes) >= 2:
         small, large = min(sizes), max(sizes)
         for strategy in strategies:
             ratio = by[(large, strategy)]["noop_s"] / by[(small, strategy)]["noop_s"]
+            floor = by[(large, strategy)]["floor_s"] / by[(small, strategy)]["floor_s"]
             verdict = "meets" if ratio <= TARGET_RATIO else "misses"
-            print(f"no-op({large}) / no-op({small}) with {strategy}: {ratio:.2f} ({verdict} the target <= {TARGET_RATIO:g})")
+            print(f"no-op({large}) / no-op({small}) with {strategy}: {ratio:.2f} ({verdict} the target <= {TARGET_RATIO:g}); "
+                  f"floor({large}) / floor({small}): {floor:.2f}")
     if len(strategies) >= 2:
         base, other = strategies[-1], strategies[0]
         for size in sizes:
