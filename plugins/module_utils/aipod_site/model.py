@@ -343,6 +343,55 @@ def host_interfaces(model: dict, host: str) -> dict[str, dict]:
     return result
 
 
+def host_storage_plan(model: dict, host: str) -> list[dict]:
+    """The storage NICs of a DGX or server as its OS configures them, in model order.
+
+    One entry per storage NIC: {device, parent, vlan, network, address, prefix_len, cidr, mtu,
+    routes[{to, via, metric}]}. device is the Linux interface that carries the address: the NIC
+    itself, or the VLAN device <nic>.<vlan> when the NIC is tagged (then parent is the NIC, which
+    carries no address, and both get the network's MTU). routes are the network's static routes
+    (two-path designs); via defaults to the network's gateway and the NIC's route_metric, when
+    set, replaces each route's metric so that one host can prefer one path. NICs whose network is
+    unknown are skipped (the validator reports them).
+    """
+    networks = networks_by_name(model)
+    body = as_dict(as_dict(model.get("hosts")).get(host))
+    data = as_dict(body.get("dgx")) or as_dict(body.get("server"))
+    metrics = {as_str(as_dict(entry).get("name")): as_int(as_dict(entry).get("route_metric"))
+               for entry in as_list(data.get("storage_nics"))}
+    plan = []
+    for name, nic in host_interfaces(model, host).items():
+        if nic["kind"] != "storage":
+            continue
+        network = networks.get(nic["network"] or "")
+        subnet = parse_subnet(as_dict(network).get("subnet"))
+        if network is None or subnet is None or not nic["address"]:
+            continue
+        vlan = as_int(network.get("vlan")) if nic["tagged"] else None
+        metric_override = metrics.get(name)
+        routes = []
+        for route in as_list(network.get("routes")):
+            route = as_dict(route)
+            destination = parse_subnet(route.get("to"))
+            via = as_str(route.get("via")) or as_str(network.get("gateway"))
+            if destination is None or via is None:
+                continue
+            metric = metric_override if metric_override is not None else as_int(route.get("metric"))
+            routes.append({"to": str(destination), "via": via, "metric": metric})
+        plan.append({
+            "device": f"{name}.{vlan}" if vlan is not None else name,
+            "parent": name,
+            "vlan": vlan,
+            "network": network["name"],
+            "address": nic["address"],
+            "prefix_len": subnet.prefixlen,
+            "cidr": f"{nic['address']}/{subnet.prefixlen}",
+            "mtu": nic["mtu"] or as_int(network.get("mtu")) or 1500,
+            "routes": routes,
+        })
+    return plan
+
+
 def storage_networks_of_hosts(model: dict, hosts: Iterable[str]) -> list[str]:
     names: list[str] = []
     for host in hosts:
