@@ -9,7 +9,7 @@ import subprocess
 
 import yaml
 
-from conftest import REPO, SAMPLE, SAMPLE_VAULT_PASSWORD
+from project_paths import REPO, SAMPLE, SAMPLE_VAULT_PASSWORD
 
 ANSIBLE_PLAYBOOK = str(REPO / ".venv" / "bin" / "ansible-playbook")
 

@@ -20,7 +20,7 @@ from aipod_network import nxos
 from aipod_site import model as m
 from aipod_site.inventory import load_site
 
-from conftest import LAB, LAB_VAULT_PASSWORD, REPO, make_decryptor
+from project_paths import LAB, LAB_VAULT_PASSWORD, REPO, make_decryptor
 
 pytestmark = [pytest.mark.lab]
 SWITCH = "lab-sw-a"

@@ -15,7 +15,7 @@ import shutil
 
 import pytest
 
-from conftest import REPO, SAMPLE
+from project_paths import REPO, SAMPLE
 from switch_test_support import finish, playbook, vault_password_file, write_cumulus_sample
 
 GOLDEN = REPO / "tests" / "golden" / "switches"

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 import yaml
 
-from conftest import REPO
+from project_paths import REPO
 from switch_test_support import vault_password_file, write_cumulus_sample
 
 FAKE_NV = REPO / "tests" / "fixtures" / "fake_nvue"

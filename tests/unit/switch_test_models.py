@@ -6,7 +6,7 @@ import re
 
 from aipod_site.inventory import load_site
 
-from conftest import SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
+from project_paths import SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 
 _CACHE: dict[str, dict] = {}
 

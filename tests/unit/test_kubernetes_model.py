@@ -24,7 +24,7 @@ def lab(decrypt_module) -> dict:
 
 @pytest.fixture(scope="module")
 def decrypt_module():
-    from conftest import LAB_VAULT_PASSWORD, SAMPLE_VAULT_PASSWORD, make_decryptor
+    from project_paths import LAB_VAULT_PASSWORD, SAMPLE_VAULT_PASSWORD, make_decryptor
 
     return make_decryptor(SAMPLE_VAULT_PASSWORD, LAB_VAULT_PASSWORD)
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import REPO
+from project_paths import REPO
 
 sys.path.insert(0, str(REPO / "lab" / "nxos"))
 

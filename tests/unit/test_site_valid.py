@@ -9,7 +9,7 @@ from jsonschema import Draft202012Validator
 
 from aipod_site import validate_site
 from corpus import apply_edit, build_case
-from conftest import LAB, REPO, SAMPLE
+from project_paths import LAB, REPO, SAMPLE
 
 
 def errors_of(report):

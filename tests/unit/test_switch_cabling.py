@@ -53,7 +53,7 @@ def test_the_committed_sample_documents_are_current(model):
     ansible-playbook -i inventories/sample/hosts.yml --vault-id sample@<password file> playbooks/cabling.yml \\
         -e cabling_dir=$PWD/docs/cabling -e cabling_name=sample
     """
-    from conftest import REPO
+    from project_paths import REPO
 
     rows = m.cabling_plan(model)
     docs = REPO / "docs" / "cabling"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from conftest import REPO
+from project_paths import REPO
 
 TYPES = {"int": int, "bool": bool, "str": str}
 
