@@ -143,9 +143,11 @@ class CallbackModule(CallbackBase):
         if action in ("validate_site", "ansible.legacy.validate_site"):
             self._sections["validation"] = {"summary": data.get("summary"), "sizing": data.get("sizing"),
                                             "warnings": [w.get("message") for w in data.get("site_warnings", [])]}
-        if isinstance(data.get("aipod_report"), dict):
-            for key, value in data["aipod_report"].items():
-                self._sections[key] = value
+        # A task hands a section to the report as a result key or as a fact (set_fact shows nothing).
+        for report in (data.get("aipod_report"), (data.get("ansible_facts") or {}).get("aipod_report")):
+            if isinstance(report, dict):
+                for key, value in report.items():
+                    self._sections[key] = value
 
     def v2_runner_on_failed(self, result, ignore_errors=False):
         self._count(result, "ok" if ignore_errors else "failed")
@@ -229,11 +231,16 @@ class CallbackModule(CallbackBase):
                        f"{layer['skipped']} | {len(layer['hosts'])} | {layer['seconds']:.1f} |")
         out.append("")
         verification = data.get("verification")
-        if isinstance(verification, dict):
-            out += ["## Verification", "", f"Result: **{'pass' if verification.get('ok') else 'FAIL'}**", "",
-                    "| check | target | result | detail |", "|---|---|---|---|"]
-            for check in verification.get("checks", []):
-                out.append(f"| {check.get('name')} | {check.get('target', '')} | {'ok' if check.get('ok') else 'FAIL'} | "
+        if isinstance(verification, dict) and "exit_code" in verification:
+            verdict = {0: "pass", 1: "FAIL", 2: "incomplete (some checks could not be made)"}.get(verification["exit_code"], "?")
+            counts = verification.get("counts", {})
+            out += ["## Verification", "", f"Result: **{verdict}** (exit code {verification['exit_code']}); "
+                    + ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in counts.items()), "",
+                    "| layer | host | check | result | detail |", "|---|---|---|---|---|"]
+            # Failures and gaps first, then the rest, so the table's top is what needs attention.
+            order = {"fail": 0, "not_checked": 1, "not_applicable": 2, "pass": 3}
+            for check in sorted(verification.get("checks", []), key=lambda c: order.get(c.get("status"), 4)):
+                out.append(f"| {check.get('layer')} | {check.get('host')} | {check.get('name')} | {check.get('status')} | "
                            f"{str(check.get('detail', '')).replace('|', '/')} |")
             out.append("")
         if data["failures"]:
