@@ -15,8 +15,10 @@ description:
     as C(reports/latest/); the last line says where it is.
   - A play's layer is its first tag among the layer names, else C(other).
   - Results of C(validate_site) (summary, sizing) and of tasks returning an C(aipod_report) key
-    (for example the verification result) go into the report. Nothing else of a result is kept,
-    so no secret reaches the report.
+    (for example the verification result), or setting an C(aipod_report) fact with C(set_fact), go
+    into the report. Nothing else of a result is kept, so no secret reaches the report.
+  - A report section that is a dict with C(title) and C(markdown) (for example the list of artefacts
+    of C(playbooks/airgap_artifacts.yml)) is written into the Markdown report as it is.
 version_added: "1.0.0"
 author: ONTAP AI pod bundle contributors
 requirements:
@@ -143,8 +145,11 @@ class CallbackModule(CallbackBase):
         if action in ("validate_site", "ansible.legacy.validate_site"):
             self._sections["validation"] = {"summary": data.get("summary"), "sizing": data.get("sizing"),
                                             "warnings": [w.get("message") for w in data.get("site_warnings", [])]}
-        if isinstance(data.get("aipod_report"), dict):
-            for key, value in data["aipod_report"].items():
+        report = data.get("aipod_report")
+        if not isinstance(report, dict) and isinstance(data.get("ansible_facts"), dict):
+            report = data["ansible_facts"].get("aipod_report")  # set_fact: aipod_report
+        if isinstance(report, dict):
+            for key, value in report.items():
                 self._sections[key] = value
 
     def v2_runner_on_failed(self, result, ignore_errors=False):
@@ -236,6 +241,9 @@ class CallbackModule(CallbackBase):
                 out.append(f"| {check.get('name')} | {check.get('target', '')} | {'ok' if check.get('ok') else 'FAIL'} | "
                            f"{str(check.get('detail', '')).replace('|', '/')} |")
             out.append("")
+        for section in data.values():
+            if isinstance(section, dict) and isinstance(section.get("title"), str) and isinstance(section.get("markdown"), str):
+                out += [f"## {section['title']}", "", section["markdown"], ""]
         if data["failures"]:
             out += ["## Failures", ""] + [f"- [{f['layer']}] `{f['host']}` {f['task']}: {f['message']}" for f in data["failures"]]
             out.append("")
