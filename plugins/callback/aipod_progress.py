@@ -15,8 +15,10 @@ description:
     as C(reports/latest/); the last line says where it is.
   - A play's layer is its first tag among the layer names, else C(other).
   - Results of C(validate_site) (summary, sizing) and of tasks returning an C(aipod_report) key
-    (for example the verification result) go into the report. Nothing else of a result is kept,
-    so no secret reaches the report.
+    (for example the verification result), or setting an C(aipod_report) fact with C(set_fact), go
+    into the report. Nothing else of a result is kept, so no secret reaches the report.
+  - A report section that is a dict with C(title) and C(markdown) (for example the list of artefacts
+    of C(playbooks/airgap_artifacts.yml)) is written into the Markdown report as it is.
 version_added: "1.0.0"
 author: ONTAP AI pod bundle contributors
 requirements:
@@ -243,6 +245,9 @@ class CallbackModule(CallbackBase):
                 out.append(f"| {check.get('layer')} | {check.get('host')} | {check.get('name')} | {check.get('status')} | "
                            f"{str(check.get('detail', '')).replace('|', '/')} |")
             out.append("")
+        for section in data.values():
+            if isinstance(section, dict) and isinstance(section.get("title"), str) and isinstance(section.get("markdown"), str):
+                out += [f"## {section['title']}", "", section["markdown"], ""]
         if data["failures"]:
             out += ["## Failures", ""] + [f"- [{f['layer']}] `{f['host']}` {f['task']}: {f['message']}" for f in data["failures"]]
             out.append("")
