@@ -38,10 +38,15 @@ options:
 import datetime
 import json
 import os
+import sys
 import time
 
 from ansible import context
 from ansible.plugins.callback import CallbackBase
+
+# Controller-side plugins import the site library from the module_utils directory directly
+# (see plugins/action/validate_site.py for why).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
 
 LAYERS = ("validate", "switches", "storage", "compute", "kubernetes", "trident", "verify")
 
@@ -132,6 +137,24 @@ class CallbackModule(CallbackBase):
             os.symlink(os.path.basename(self._run_dir), latest)
         except OSError:
             pass
+        self._report_unreadable_inventory()
+
+    def _report_unreadable_inventory(self) -> None:
+        """Ansible stops on a vars file that is not YAML without saying where; say it first, located."""
+        try:
+            from aipod_site.inventory import load_site
+        except ImportError:
+            return
+        for source in context.CLIARGS.get("inventory") or ():
+            if not os.path.isdir(str(source)):
+                continue
+            try:
+                site = load_site(str(source))
+            except Exception:  # noqa: BLE001  the validation play reports everything else
+                continue
+            for finding in site.findings:
+                if finding.rule == "yaml" and finding.severity == "error":
+                    self._display.error(f"site model: {finding}", wrap_text=False)
 
     def v2_playbook_on_play_start(self, play):
         self._enter(self._layer_of(play))
