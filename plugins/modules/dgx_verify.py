@@ -219,8 +219,11 @@ def _ping(module: AnsibleModule, count: int, timeout: int) -> Callable[[str, int
         if rc == 0:
             summary = next((line for line in out.splitlines() if "packets transmitted" in line), "answered")
             return True, summary.strip()
-        lines = [line.strip() for line in (err + out).splitlines() if line.strip() and not line.startswith("PING")]
-        return False, (lines[0] if lines else f"no answer (ping exit {rc})")
+        lines = [line.strip() for line in (err + out).splitlines()
+                 if line.strip() and not line.startswith(("PING", "---"))]
+        errors = [line for line in lines if "error" in line.lower() or "too long" in line.lower()]
+        statistics = [line for line in lines if "packets transmitted" in line]
+        return False, (errors or statistics or lines or [f"no answer (ping exit {rc})"])[0]
 
     return ping
 

@@ -138,3 +138,9 @@ def test_lif_realiser_places_each_address_on_the_bridge_of_its_subnet():
     assert homeless == ["172.31.253.20/24"]
     assert all(len(name) <= 15 for leg in legs for name in (leg.host, leg.inside))
     assert lifhost.namespace_for("/a/.lab") != lifhost.namespace_for("/b/.lab")
+
+
+def test_lif_legs_keep_their_mac_across_re_creation():
+    # DGX ARP caches stay valid when a factory reset drops and the storage layer re-creates the LIFs.
+    mac = lifhost.leg_mac("lif-abcdef")
+    assert mac == lifhost.leg_mac("lif-abcdef") and mac.startswith("02:") and len(mac.split(":")) == 6

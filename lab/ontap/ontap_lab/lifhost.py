@@ -56,6 +56,12 @@ def leg_names(namespace: str, network: str) -> tuple[str, str]:
     return f"alif-{digest}", f"lif-{digest}"
 
 
+def leg_mac(inside: str) -> str:
+    """A locally administered unicast MAC derived from the leg's name."""
+    digest = hashlib.sha256(inside.encode()).digest()
+    return "02:" + ":".join(f"{byte:02x}" for byte in digest[:5])
+
+
 def plan(lifs: list[dict], networks: dict[str, dict], namespace: str) -> tuple[list[Leg], list[str]]:
     """Legs for the bridges that hold at least one LIF address, and the addresses no bridge holds.
 
@@ -114,8 +120,10 @@ def apply(legs: list[Leg], namespace: str) -> None:
         if not _link_exists(leg.inside, namespace=namespace):
             if _link_exists(leg.host):
                 _ip("link", "del", "dev", leg.host)
+            # A fixed MAC per leg: the DGX stand-ins' ARP caches stay right when a leg is re-created
+            # (a factory reset drops the LIFs, the storage layer brings them back).
             _ip("link", "add", leg.host, "mtu", str(leg.mtu), "type", "veth", "peer", "name", leg.inside,
-                "mtu", str(leg.mtu), "netns", namespace)
+                "address", leg_mac(leg.inside), "mtu", str(leg.mtu), "netns", namespace)
         # A re-created bridge leaves the host leg detached: attach it every time.
         _ip("link", "set", "dev", leg.host, "master", leg.bridge, "mtu", str(leg.mtu), "up")
         _ip("link", "set", "dev", leg.inside, "mtu", str(leg.mtu), "up", namespace=namespace)
