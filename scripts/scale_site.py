@@ -112,10 +112,18 @@ def scale(base: str, count: int, output: str) -> str:
         switch["port_channels"] = [c for c in switch.get("port_channels", [])
                                    if not DGX_NAME.match(str(c.get("connects_to", {}).get("host", "")))]
         prefix = "swp" if switch.get("platform") == "cumulus" else "Ethernet"
+        # DGX ports take the switch's free front-panel ports first (a 32-port switch: Ethernet1/1-32
+        # or swp1-32), then ports of a second module, which only a larger chassis has.
+        used = {p.get("name") for p in switch.get("ports", [])} | {
+            m for c in switch.get("port_channels", []) for m in c.get("members", [])} | {
+            m for m in (switch.get("peer_link") or {}).get("members", [])}
+        front = [f"swp{n}" if prefix == "swp" else f"Ethernet1/{n}" for n in range(1, 33)]
+        free = [port for port in front if port not in used]
         for offset, name in enumerate(names, start=1):
             if port_template:
                 port = copy.deepcopy(port_template)
-                port["name"] = f"{prefix}2{offset}" if prefix == "swp" else f"Ethernet2/{offset}"
+                port["name"] = (free[offset - 1] if offset <= len(free)
+                                else f"{prefix}2{offset}" if prefix == "swp" else f"Ethernet2/{offset}")
                 port["connects_to"]["host"] = name
                 switch["ports"].append(port)
             if channel_template:
