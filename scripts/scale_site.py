@@ -116,7 +116,8 @@ def scale(base: str, count: int, output: str) -> str:
         # or swp1-32), then ports of a second module, which only a larger chassis has.
         used = {p.get("name") for p in switch.get("ports", [])} | {
             m for c in switch.get("port_channels", []) for m in c.get("members", [])} | {
-            m for m in (switch.get("peer_link") or {}).get("members", [])}
+            m for m in ((switch.get("vpc") or {}).get("peer_link") or {}).get("members", [])} | {
+            m for m in ((switch.get("mlag") or {}).get("peer_link") or {}).get("members", [])}
         front = [f"swp{n}" if prefix == "swp" else f"Ethernet1/{n}" for n in range(1, 33)]
         free = [port for port in front if port not in used]
         for offset, name in enumerate(names, start=1):
