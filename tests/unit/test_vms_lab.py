@@ -166,6 +166,9 @@ def test_qemu_opens_only_loopback_on_the_host(lab_plan, tmp_path):
                          if part.startswith(("udp=", "localaddr="))]:
                 assert ipaddress.IPv4Address(host).is_loopback
         assert ("systemd.wants=nfs-server.service" in text) == (vm.kind == "storage")
+        link_nics = [argument for argument in command if argument.startswith("virtio-net-pci,netdev=link")]
+        assert len(link_nics) == len([nic for nic in vm.nics if nic.link is not None])
+        assert all(argument.endswith(",ctrl_vlan=off") for argument in link_nics)  # VLANs survive a restore
     restored = qemu.command(lab_plan.storage, lab_plan, "/img", str(tmp_path), "tcg", loadvm=qemu.SNAPSHOT)
     assert restored[-2:] == ["-loadvm", "lab-ready"]
 
