@@ -221,31 +221,30 @@ class VmLab:
         return accel
 
     # ------------------------------------------------------------------ VMs
-    def prepare(self, vm: Vm, plan: Plan, model: dict, recipe: str, accel: str, authorized: bytes) -> tuple[list[str], bool]:
-        """Seed and disk of a VM; returns its QEMU command and whether it restores a snapshot."""
-        vm_dir = self.vm_dir(vm)
-        os.makedirs(vm_dir, exist_ok=True)
+    def configuration(self, vm: Vm, plan: Plan, model: dict, recipe: str, accel: str, authorized: bytes) -> dict[str, Any]:
+        """What this VM is: its seed, its cold-boot command and the key naming both (and the image)."""
         host_key, host_pub = self.host_key(vm)
         files, directories = seed.seed_files(vm, plan, model, host_key, host_pub, authorized)
-        fingerprint = seed.fingerprint(files, directories)
-        cold_command = qemu.command(vm, plan, self.image_dir, vm_dir, accel)
-        key = hashlib.sha256(json.dumps([recipe, fingerprint, cold_command]).encode()).hexdigest()
+        cold_command = qemu.command(vm, plan, self.image_dir, self.vm_dir(vm), accel)
+        key = hashlib.sha256(json.dumps([recipe, seed.fingerprint(files, directories), cold_command]).encode()).hexdigest()
+        return {"key": key, "files": files, "directories": directories, "command": cold_command}
+
+    def prepare(self, vm: Vm, plan: Plan, configuration: dict[str, Any], accel: str) -> tuple[list[str], bool]:
+        """Seed and disk of a VM; returns its QEMU command and whether it restores a snapshot."""
+        vm_dir = self.vm_dir(vm)
         state_path = os.path.join(vm_dir, "state.json")
-        try:
-            state = json.load(open(state_path))
-        except (OSError, ValueError):
-            state = {}
         disk = os.path.join(vm_dir, "disk.qcow2")
-        if state.get("snapshot_key") == key and os.path.exists(disk):
+        if _read_json(state_path).get("snapshot_key") == configuration["key"] and os.path.exists(disk):
             return qemu.command(vm, plan, self.image_dir, vm_dir, accel, loadvm=qemu.SNAPSHOT), True
-        seed.write_seed_image(files, directories, os.path.join(vm_dir, "seed"), os.path.join(vm_dir, "seed.img"))
+        seed.write_seed_image(configuration["files"], configuration["directories"], os.path.join(vm_dir, "seed"),
+                              os.path.join(vm_dir, "seed.img"))
         if os.path.exists(disk):
             os.remove(disk)
         subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b",
                         os.path.join(self.image_dir, "disk.raw"), disk], check=True)
         with open(state_path, "w") as handle:
-            json.dump({"pending_key": key}, handle)
-        return cold_command, False
+            json.dump({"pending_key": configuration["key"]}, handle)
+        return configuration["command"], False
 
     def start(self, vm: Vm, command: list[str]) -> None:
         vm_dir = self.vm_dir(vm)
@@ -361,12 +360,19 @@ class VmLab:
             timings: dict[str, dict[str, Any]] = {}
             try:
                 for vm in plan.vms:
+                    os.makedirs(self.vm_dir(vm), exist_ok=True)
+                    configuration = self.configuration(vm, plan, model, recipe, accel, authorized)
                     if pid_of(self.vm_dir(vm)) is not None:
-                        if not ssh_banner(vm.address, SSH_PORT):
-                            raise LabError(f"{vm.name}: QEMU runs but SSH does not answer; try `lab/lab restart vms`")
-                        timings[vm.name] = {"boot": "already running"}
-                        continue
-                    command, restore = self.prepare(vm, plan, model, recipe, accel, authorized)
+                        running = _read_json(os.path.join(self.vm_dir(vm), "state.json"))
+                        if configuration["key"] in (running.get("snapshot_key"), running.get("pending_key")):
+                            if not ssh_banner(vm.address, SSH_PORT):
+                                raise LabError(f"{vm.name}: QEMU runs but SSH does not answer; try `lab/lab restart vms`")
+                            timings[vm.name] = {"boot": "already running"}
+                            say(f"{vm.name}: already running")
+                            continue
+                        say(f"{vm.name}: the model, the image or the lab changed since it started: restarting it")
+                        self.stop_vm(vm)
+                    command, restore = self.prepare(vm, plan, configuration, accel)
                     begin = time.monotonic()
                     self.start(vm, command)
                     started.append((vm, restore, begin))
