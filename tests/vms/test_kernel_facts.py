@@ -9,6 +9,7 @@ with the role and keeps the assertions.
 from __future__ import annotations
 
 import re
+import subprocess
 import time
 import uuid
 
@@ -154,3 +155,22 @@ def test_a_client_outside_the_export_policy_is_refused_at_mount_time(vm_lab, ver
     assert "access denied by server" in probe.stderr, probe.stderr
     assert elapsed < 30, f"the refusal took {elapsed:.0f} s"
     assert "/mnt/probe" not in vm_lab.check(STRANGER, "cat /proc/mounts")
+
+
+# ---------------------------------------------------------------------------- last: a reboot
+def test_the_dgx_vm_reboots_with_its_identity(vm_lab, storage_network):
+    """The scenario reboots the DGX VM: it must come back with its host key, name and NIC names."""
+    before = vm_lab.check(DGX, "cat /proc/sys/kernel/random/boot_id").strip()
+    vm_lab.run(DGX, "systemctl reboot", timeout=60)
+    subprocess.run(["ssh", "-F", vm_lab.ssh_config, "-O", "exit", DGX], capture_output=True)
+    deadline = time.monotonic() + 600
+    after = before
+    while after == before and time.monotonic() < deadline:
+        time.sleep(5)
+        result = vm_lab.run(DGX, "cat /proc/sys/kernel/random/boot_id", timeout=30)
+        after = result.stdout.strip() if result.returncode == 0 else before
+    assert after != before, "the DGX VM did not come back from its reboot"
+    assert vm_lab.check(DGX, "hostname").strip() == DGX
+    # Known host key (StrictHostKeyChecking is on), NIC named as the model says, its netplan applied again.
+    nic = next(iter(storage_network["ethernets"]))
+    assert vm_lab.wait_for(DGX, f"cat /sys/class/net/{nic}/mtu", lambda out: out.strip() == "9000", timeout=120).strip() == "9000"
