@@ -5,19 +5,7 @@ import os
 import pathlib
 
 import pytest
-from ansible.parsing.vault import VaultLib, VaultSecret
-
-REPO = pathlib.Path(__file__).resolve().parents[1]
-SAMPLE = REPO / "inventories" / "sample"
-LAB = REPO / "inventories" / "lab"
-# The sample's vault password is a documented sample value; the lab's is in the repository.
-SAMPLE_VAULT_PASSWORD = b"aipod-sample-vault-password"
-LAB_VAULT_PASSWORD = (LAB / "vault-password.txt").read_bytes().strip()
-
-
-def make_decryptor(*passwords: bytes):
-    vault = VaultLib([(f"id{index}", VaultSecret(password)) for index, password in enumerate(passwords)])
-    return lambda text, path: vault.decrypt(text).decode()
+from project_paths import LAB_VAULT_PASSWORD, REPO, SAMPLE_VAULT_PASSWORD, make_decryptor
 
 
 @pytest.fixture(scope="session")

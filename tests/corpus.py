@@ -79,13 +79,9 @@ def build_case(path: pathlib.Path, destination: pathlib.Path) -> pathlib.Path:
 
 def lab_secret_values() -> list[str]:
     """The lab vault's secret values (for tests that prove no output leaks them)."""
-    from ansible.parsing.vault import VaultLib, VaultSecret
+    from aipod_site.secrets import inventory_secrets
 
-    password = (REPO / "inventories" / "lab" / "vault-password.txt").read_bytes().strip()
-    vault = VaultLib([("lab", VaultSecret(password))])
-    text = (REPO / "inventories" / "lab" / "group_vars" / "all" / "vault.yml").read_text()
-    values = yaml.safe_load(vault.decrypt(text).decode())
-    return [str(value) for value in values.values()]
+    return list(inventory_secrets(str(REPO / "inventories" / "lab")).values())
 
 
 __all__ = ["CORPUS", "apply_edit", "build_case", "cases", "lab_secret_values", "load_case", "os"]

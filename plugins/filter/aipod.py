@@ -60,6 +60,14 @@ def aipod_vlan_ports(model: Mapping) -> list[dict]:
     return site_model.ontap_vlan_ports(_require_model(model, "aipod_vlan_ports"))
 
 
+def aipod_export_policies(model: Mapping) -> list[dict]:
+    return site_model.export_policies(_require_model(model, "aipod_export_policies"))
+
+
+def aipod_flexgroups(model: Mapping) -> list[dict]:
+    return site_model.flexgroups(_require_model(model, "aipod_flexgroups"))
+
+
 def aipod_switch_plan(model: Mapping, switch: str) -> dict:
     checked = _require_model(model, "aipod_switch_plan")
     if switch not in site_model.hosts_of_kind(checked, "switch"):
@@ -87,6 +95,8 @@ class FilterModule:
             "aipod_data_lifs": aipod_data_lifs,
             "aipod_broadcast_domains": aipod_broadcast_domains,
             "aipod_vlan_ports": aipod_vlan_ports,
+            "aipod_export_policies": aipod_export_policies,
+            "aipod_flexgroups": aipod_flexgroups,
             "aipod_switch_plan": aipod_switch_plan,
             "aipod_mount_plan": aipod_mount_plan,
             "aipod_sizing": aipod_sizing,

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from corpus import CORPUS, build_case
-from conftest import LAB, REPO, SAMPLE, SAMPLE_VAULT_PASSWORD
+from project_paths import LAB, REPO, SAMPLE, SAMPLE_VAULT_PASSWORD
 
 BIN = os.path.dirname(sys.executable)
 

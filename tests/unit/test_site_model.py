@@ -7,7 +7,7 @@ import pytest
 
 from aipod_site import model as m
 from aipod_site.inventory import load_site
-from conftest import LAB, SAMPLE
+from project_paths import LAB, SAMPLE
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from aipod_site.inventory import GLOBAL_KEYS, HOST_KEYS, load_site
 from aipod_site.validate import check_model, validate_site
-from conftest import SAMPLE, make_decryptor, SAMPLE_VAULT_PASSWORD
+from project_paths import SAMPLE, make_decryptor, SAMPLE_VAULT_PASSWORD
 
 SITE = load_site(str(SAMPLE), decrypt=make_decryptor(SAMPLE_VAULT_PASSWORD))
 

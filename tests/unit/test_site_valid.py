@@ -9,7 +9,7 @@ from jsonschema import Draft202012Validator
 
 from aipod_site import validate_site
 from corpus import apply_edit, build_case
-from conftest import LAB, REPO, SAMPLE
+from project_paths import LAB, REPO, SAMPLE
 
 
 def errors_of(report):
@@ -57,9 +57,9 @@ VARIANTS = {
             "name": "anf-cloud", "driver": "azure-netapp-files", "azure": {
                 "subscription_id": "9f7fdcb6-4a2b-4d1e-8a43-37b1c0a1b2c3", "tenant_id": "0f5b8d3e-1c2a-4b6f-9e7d-2a3b4c5d6e7f",
                 "client_id": "6e4d2c1b-3a5f-4e8d-9c7b-1a2b3c4d5e6f", "location": "eastus", "service_level": "Premium",
-                "virtual_network": "anf-vnet", "subnet": "anf-subnet"}}),
+                "virtual_network": "anf-vnet", "subnet": "anf-subnet", "export_cidrs": ["172.31.241.0/24"]}}),
         dict(file="group_vars/all/trident.yml", append=["trident", "storage_classes"], value={
-            "name": "anf-premium", "backend": "anf-cloud", "mount_options": ["vers=4.1"]}),
+            "name": "anf-cloud-standard", "backend": "anf-cloud", "mount_options": ["vers=4.1"]}),
         dict(file="group_vars/all/secrets.yml", write="---\nvault_trident_anf_client_secret: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  3132\n")],
     "cumulus-pair": [
         dict(file="host_vars/lab-sw-a.yml", replace="platform: nxos", with_="platform: cumulus"),

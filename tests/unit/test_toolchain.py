@@ -10,7 +10,7 @@ import yaml
 from ansible.module_utils.compat.version import LooseVersion
 from ansible.release import __version__ as ansible_core_version
 
-from conftest import REPO
+from project_paths import REPO
 
 
 def installed_collection_version(name: str) -> str:

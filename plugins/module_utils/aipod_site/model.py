@@ -19,6 +19,8 @@ VLAN_PORT = re.compile(r"^(?P<base>[a-z][a-z0-9]*?)-(?P<vlan>[0-9]{1,4})$")
 SPEED_MB_S = {"1G": 125, "10G": 1250, "25G": 3125, "40G": 5000, "50G": 6250, "100G": 12500,
               "200G": 25000, "400G": 50000, "800G": 100000}
 NFS_RDMA_PORT = 20049
+SIZE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(KB|MB|GB|TB|PB)$")
+SIZE_UNITS = {"KB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3, "TB": 1024 ** 4, "PB": 1024 ** 5}
 
 
 # ---------------------------------------------------------------------------- small readers
@@ -227,6 +229,84 @@ def _lif(svm, name, node, port, network, address, networks, domain, ipspace, rdm
             "rdma": rdma, "index": index}
 
 
+def size_bytes(size: Any) -> int | None:
+    """'10TB' -> 10 * 1024**4 (ONTAP's binary units); None when unreadable."""
+    match = SIZE.match(size) if isinstance(size, str) else None
+    return int(float(match.group(1)) * SIZE_UNITS[match.group(2)]) if match else None
+
+
+def export_clients(model: dict, clients: Any) -> list[str]:
+    """An export rule's clients as ONTAP client matches: a network name becomes its subnet, a CIDR
+    or address is normalised (10.0.0.5/24 -> 10.0.0.0/24); unreadable entries are skipped."""
+    networks = networks_by_name(model)
+    result: list[str] = []
+    for client in as_list(clients):
+        if not isinstance(client, str):
+            continue
+        subnet = parse_subnet(as_dict(networks.get(client)).get("subnet")) if client in networks else parse_subnet(client)
+        if subnet is not None and str(subnet) not in result:
+            result.append(str(subnet))
+    return result
+
+
+def export_policies(model: dict) -> list[dict]:
+    """Every export policy of every SVM, rules numbered from 1 in model order with clients resolved.
+
+    Each: {svm, name, root (is the SVM root volume's policy), rules: [{index, clients, ro, rw,
+    superuser, protocols}]}; security flavours and protocols stay None where the model is silent.
+    """
+    result = []
+    for svm in svms(model):
+        root = as_str(svm.get("root_export_policy"))
+        for policy in as_list(svm.get("export_policies")):
+            policy = as_dict(policy)
+            name = as_str(policy.get("name"))
+            if not name:
+                continue
+            rules = []
+            for index, rule in enumerate(as_list(policy.get("rules")), start=1):
+                rule = as_dict(rule)
+                rules.append({"index": index, "clients": export_clients(model, rule.get("clients")),
+                              "ro": rule.get("ro"), "rw": rule.get("rw"), "superuser": rule.get("superuser"),
+                              "protocols": rule.get("protocols")})
+            result.append({"svm": svm["name"], "name": name, "root": name == root, "rules": rules})
+    return result
+
+
+def flexgroups(model: dict) -> list[dict]:
+    """Every FlexGroup of every SVM with its aggregates resolved (the SVM's unless listed), its size
+    in bytes and its constituent count (aggregates x constituents_per_aggregate).
+
+    Each: {svm, name, size, size_bytes, aggregates, constituents_per_aggregate, constituents,
+    junction_path, export_policy, snapshot_policy, security_style, thin_provisioning, efficiency,
+    unix_permissions}; optional settings stay None where the model is silent.
+    """
+    result = []
+    for svm in svms(model):
+        svm_aggregates = [a for a in as_list(svm.get("aggregates")) if isinstance(a, str)]
+        for flexgroup in as_list(svm.get("flexgroups")):
+            flexgroup = as_dict(flexgroup)
+            name = as_str(flexgroup.get("name"))
+            if not name:
+                continue
+            aggregates = [a for a in as_list(flexgroup.get("aggregates")) if isinstance(a, str)] or svm_aggregates
+            per_aggregate = as_int(flexgroup.get("constituents_per_aggregate"))
+            result.append({
+                "svm": svm["name"], "name": name, "size": as_str(flexgroup.get("size")),
+                "size_bytes": size_bytes(flexgroup.get("size")), "aggregates": aggregates,
+                "constituents_per_aggregate": per_aggregate,
+                "constituents": len(aggregates) * per_aggregate if per_aggregate else None,
+                "junction_path": as_str(flexgroup.get("junction_path")),
+                "export_policy": as_str(flexgroup.get("export_policy")),
+                "snapshot_policy": as_str(flexgroup.get("snapshot_policy")),
+                "security_style": as_str(flexgroup.get("security_style")),
+                "thin_provisioning": flexgroup.get("thin_provisioning") if isinstance(flexgroup.get("thin_provisioning"), bool) else None,
+                "efficiency": flexgroup.get("efficiency") if isinstance(flexgroup.get("efficiency"), bool) else None,
+                "unix_permissions": as_str(flexgroup.get("unix_permissions")),
+            })
+    return result
+
+
 def svm_mgmt_lif(model: dict, svm: dict) -> dict | None:
     lif = as_dict(svm.get("mgmt_lif"))
     node, port = as_str(lif.get("node")), as_str(lif.get("port"))
@@ -261,6 +341,55 @@ def host_interfaces(model: dict, host: str) -> dict[str, dict]:
             if as_str(member):
                 result.setdefault(member, dict(entry, kind="inband-member", bond=name))
     return result
+
+
+def host_storage_plan(model: dict, host: str) -> list[dict]:
+    """The storage NICs of a DGX or server as its OS configures them, in model order.
+
+    One entry per storage NIC: {device, parent, vlan, network, address, prefix_len, cidr, mtu,
+    routes[{to, via, metric}]}. device is the Linux interface that carries the address: the NIC
+    itself, or the VLAN device <nic>.<vlan> when the NIC is tagged (then parent is the NIC, which
+    carries no address, and both get the network's MTU). routes are the network's static routes
+    (two-path designs); via defaults to the network's gateway and the NIC's route_metric, when
+    set, replaces each route's metric so that one host can prefer one path. NICs whose network is
+    unknown are skipped (the validator reports them).
+    """
+    networks = networks_by_name(model)
+    body = as_dict(as_dict(model.get("hosts")).get(host))
+    data = as_dict(body.get("dgx")) or as_dict(body.get("server"))
+    metrics = {as_str(as_dict(entry).get("name")): as_int(as_dict(entry).get("route_metric"))
+               for entry in as_list(data.get("storage_nics"))}
+    plan = []
+    for name, nic in host_interfaces(model, host).items():
+        if nic["kind"] != "storage":
+            continue
+        network = networks.get(nic["network"] or "")
+        subnet = parse_subnet(as_dict(network).get("subnet"))
+        if network is None or subnet is None or not nic["address"]:
+            continue
+        vlan = as_int(network.get("vlan")) if nic["tagged"] else None
+        metric_override = metrics.get(name)
+        routes = []
+        for route in as_list(network.get("routes")):
+            route = as_dict(route)
+            destination = parse_subnet(route.get("to"))
+            via = as_str(route.get("via")) or as_str(network.get("gateway"))
+            if destination is None or via is None:
+                continue
+            metric = metric_override if metric_override is not None else as_int(route.get("metric"))
+            routes.append({"to": str(destination), "via": via, "metric": metric})
+        plan.append({
+            "device": f"{name}.{vlan}" if vlan is not None else name,
+            "parent": name,
+            "vlan": vlan,
+            "network": network["name"],
+            "address": nic["address"],
+            "prefix_len": subnet.prefixlen,
+            "cidr": f"{nic['address']}/{subnet.prefixlen}",
+            "mtu": nic["mtu"] or as_int(network.get("mtu")) or 1500,
+            "routes": routes,
+        })
+    return plan
 
 
 def storage_networks_of_hosts(model: dict, hosts: Iterable[str]) -> list[str]:
@@ -359,6 +488,10 @@ def far_end(model: dict, connects_to: Any) -> dict | None:
             result["speed"] = nic.get("speed")
             result["roce"] = nic["kind"] == "storage" and as_dict(body.get("dgx")).get("roce") is True
             result["nic_kind"] = nic["kind"]
+            inband = as_dict((as_dict(body.get("dgx")) or as_dict(body.get("server"))).get("inband"))
+            if nic["kind"] == "inband" and inband.get("name") == nic_name:
+                result["members"] = [{"interface": member, "speed": None}
+                                     for member in as_list(inband.get("members")) if as_str(member)]
         return result
     if "ontap_node" in connects_to:
         node, port = as_str(connects_to.get("ontap_node")), as_str(connects_to.get("port"))
@@ -376,9 +509,11 @@ def far_end(model: dict, connects_to: Any) -> dict | None:
         speed = as_str(as_dict(physical.get(port)).get("speed"))
         rdma = any(as_dict(svm.get("nfs")).get("rdma") is True or as_dict(svm.get("data_lifs")).get("rdma") is True
                    for svm in svms(model))
+        members = [{"interface": member, "speed": as_str(as_dict(physical.get(member)).get("speed"))}
+                   for member in as_list(as_dict(ifgrps.get(port)).get("ports")) if as_str(member)]
         return {"kind": "ontap", "device": node, "interface": port, "memberships": memberships, "speed": speed,
                 "roce": rdma and port in physical, "resolved": port in physical or port in ifgrps,
-                "is_ifgrp": port in ifgrps, "description": f"{node} {port}"}
+                "is_ifgrp": port in ifgrps, "members": members, "description": f"{node} {port}"}
     return None
 
 
@@ -430,12 +565,30 @@ def _settle(model: dict, networks: dict, switch_mtu: int, default_speed: str | N
     }
 
 
+PORT_CHANNEL_NAMES = {"nxos": "port-channel{id}", "cumulus": "bond{id}"}
+# NVUE names the MLAG inter-switch bond "peerlink"; NX-OS uses an ordinary port-channel.
+PEER_LINK_NAMES = {"nxos": "port-channel{id}", "cumulus": "peerlink"}
+PAIRING_NAMES = {"nxos": "vPC", "cumulus": "MLAG"}
+# Cumulus reserves 44:38:39:ff:00:00-44:38:39:ff:ff:ff for MLAG system MACs; the domain picks one.
+MLAG_MAC_PREFIX = "44:38:39:ff"
+
+
+def port_channel_name(platform: str | None, channel_id: int) -> str:
+    """'port-channel11' on NX-OS, 'bond11' on Cumulus (NX-OS naming when the platform is unknown)."""
+    return PORT_CHANNEL_NAMES.get(platform or "", PORT_CHANNEL_NAMES["nxos"]).format(id=channel_id)
+
+
+def peer_link_name(platform: str | None, channel_id: int | None) -> str:
+    return PEER_LINK_NAMES.get(platform or "", PEER_LINK_NAMES["nxos"]).format(id=channel_id)
+
+
 def switch_entries(model: dict, switch: str) -> tuple[list[dict], list[dict]]:
     """(ports, port_channels) of one switch, each settled by _settle."""
     data = as_dict(hosts_of_kind(model, "switch").get(switch))
     networks = networks_by_name(model)
     switch_mtu = as_int(data.get("mtu")) or DEFAULT_SWITCH_MTU
     default_speed = as_str(data.get("port_speed"))
+    platform = as_str(data.get("platform"))
     ports = []
     for entry in as_list(data.get("ports")):
         entry = as_dict(entry)
@@ -447,24 +600,94 @@ def switch_entries(model: dict, switch: str) -> tuple[list[dict], list[dict]]:
         channel_id = as_int(entry.get("id"))
         if channel_id is None:
             continue
-        settled = _settle(model, networks, switch_mtu, default_speed, entry, f"port-channel{channel_id}")
+        settled = _settle(model, networks, switch_mtu, default_speed, entry, port_channel_name(platform, channel_id))
         settled.update({"id": channel_id, "vpc": as_int(entry.get("vpc")) or channel_id,
                         "members": [m for m in as_list(entry.get("members")) if as_str(m)]})
         port_channels.append(settled)
     return ports, port_channels
 
 
+def member_links(model: dict, switch: str) -> dict[str, dict]:
+    """Which far-end member port each port-channel member of this switch is cabled to.
+
+    A bond or interface group has member ports (a DGX bond's NICs, an ifgrp's ports); its vPC
+    spans both switches of the pair. The convention the cabling plan states: members are cabled
+    in order, the pair's first switch (natural order) taking the first far-end members. When the
+    counts differ the mapping is unknown and the member is left out. Returns member port ->
+    {interface, speed} of the far end.
+    """
+    result: dict[str, dict] = {}
+    pair = switch_pair(model, switch)
+    channels_of = {member: switch_entries(model, member)[1] for member in pair}
+    for channel in channels_of[switch]:
+        far_members = as_list(channel["far_end"].get("members"))
+        switch_ports: list[tuple[str, str]] = []
+        for member in pair:
+            twin = next((c for c in channels_of[member] if c["vpc"] == channel["vpc"]
+                         and c["far_end"].get("device") == channel["far_end"].get("device")
+                         and c["far_end"].get("interface") == channel["far_end"].get("interface")), None)
+            if twin is not None:
+                switch_ports += [(member, port) for port in twin["members"]]
+        if far_members and len(far_members) == len(switch_ports):
+            for (member, port), far in zip(switch_ports, far_members):
+                if member == switch:
+                    result[port] = far
+    return result
+
+
+def _member_ports(model: dict, switch: str, platform: str | None, port_channels: list[dict],
+                  peer_link: dict | None) -> list[dict]:
+    """Physical members of the port-channels and of the peer link, with the settings they inherit."""
+    links = member_links(model, switch)
+    result = []
+    for channel in port_channels:
+        end = channel["far_end"]
+        for port in channel["members"]:
+            far = links.get(port)
+            far_interface = far["interface"] if far else None
+            description = f"{end.get('device')} {far_interface} ({end.get('interface')})" if far else channel["description"]
+            result.append({
+                "name": port, "channel": channel["id"], "channel_name": channel["name"], "peer_link": False,
+                "description": description, "mtu": channel["mtu"], "pfc": channel["pfc"],
+                "speed": (far or {}).get("speed") or channel["speed"],
+                "far_end": {"kind": end.get("kind"), "device": end.get("device"), "interface": far_interface,
+                            "bundle": end.get("interface")},
+            })
+    if peer_link:
+        peer = peer_link["peer"]
+        peer_members = []
+        if peer:
+            peer_vpc = as_dict(as_dict(hosts_of_kind(model, "switch").get(peer)).get("vpc"))
+            peer_members = [m for m in as_list(as_dict(peer_vpc.get("peer_link")).get("members")) if as_str(m)]
+        for index, port in enumerate(peer_link["members"]):
+            far_interface = peer_members[index] if index < len(peer_members) else None
+            result.append({
+                "name": port, "channel": peer_link["id"], "channel_name": peer_link["name"], "peer_link": True,
+                "description": f"{PAIRING_NAMES.get(platform or '', 'vPC')} peer-link {peer} {far_interface or ''}".strip(),
+                "mtu": peer_link["mtu"], "pfc": False, "speed": None,
+                "far_end": {"kind": "switch", "device": peer, "interface": far_interface, "bundle": None},
+            })
+    return result
+
+
 def switch_plan(model: dict, switch: str) -> dict:
     """Everything one switch gets, derived from the model.
 
-    {switch, platform, mtu, vlans[{id, name}], ports[...], port_channels[...], peer_link, vpc, roce}.
+    {switch, platform, mtu, vlans[{id, name}], ports[...], port_channels[...], member_ports[...],
+    peer_link, vpc, roce}.
     A port or port-channel: {name, description, mode, access_vlan, trunk_vlans, native_vlan, mtu,
-    speed, pfc, jumbo, networks, far_end}. VLANs are the union over the vPC/MLAG pair, so both
-    peers carry the same list, and the peer link trunks all of them.
+    speed, pfc, jumbo, networks, far_end}; port-channels add {id, vpc, members}. Names follow the
+    platform: port-channel11 / bond11, and the peer link is port-channel<id> / peerlink.
+    member_ports: every physical member of a port-channel or of the peer link, {name, channel,
+    channel_name, peer_link, description, mtu, pfc, speed, far_end{kind, device, interface,
+    bundle}}; the far-end interface is the bond or ifgrp member cabled to it (see member_links).
+    VLANs are the union over the vPC/MLAG pair, so both peers carry the same list, and the peer
+    link trunks all of them.
     """
     switches = hosts_of_kind(model, "switch")
     data = as_dict(switches.get(switch))
     networks = networks_by_name(model)
+    platform = as_str(data.get("platform"))
     switch_mtu = as_int(data.get("mtu")) or DEFAULT_SWITCH_MTU
     ports, port_channels = switch_entries(model, switch)
     vlan_ids: dict[int, str] = {}
@@ -480,26 +703,72 @@ def switch_plan(model: dict, switch: str) -> dict:
     if vpc:
         link = as_dict(vpc.get("peer_link"))
         channel_id = as_int(link.get("port_channel"))
-        peer_link = {"id": channel_id, "name": f"port-channel{channel_id}",
+        peer_link = {"id": channel_id, "name": peer_link_name(platform, channel_id), "peer": peer,
                      "members": [m for m in as_list(link.get("members")) if as_str(m)],
-                     "description": f"vPC peer-link to {peer}", "mode": "trunk",
+                     "description": f"{PAIRING_NAMES.get(platform or '', 'vPC')} peer-link to {peer}", "mode": "trunk",
                      "trunk_vlans": sorted(vlan_ids), "mtu": switch_mtu}
     peer_data = as_dict(switches.get(peer or ""))
+    domain = as_int(vpc.get("domain"))
+    system_mac = as_str(vpc.get("system_mac"))
+    if system_mac is None and platform == "cumulus" and domain is not None:
+        system_mac = f"{MLAG_MAC_PREFIX}:{domain >> 8:02x}:{domain & 0xff:02x}"
     return {
         "switch": switch,
-        "platform": as_str(data.get("platform")),
+        "platform": platform,
         "mtu": switch_mtu,
         "vlans": [{"id": vlan, "name": vlan_ids[vlan]} for vlan in sorted(vlan_ids)],
         "ports": ports,
         "port_channels": port_channels,
+        "member_ports": _member_ports(model, switch, platform, port_channels, peer_link),
         "peer_link": peer_link,
-        "vpc": {"domain": as_int(vpc.get("domain")), "peer": peer,
+        "vpc": {"domain": domain, "peer": peer,
                 "role_priority": as_int(vpc.get("role_priority")),
-                "system_mac": as_str(vpc.get("system_mac")),
+                "system_mac": system_mac,
                 "keepalive_source": as_str(data.get("mgmt_address")),
                 "keepalive_destination": as_str(peer_data.get("mgmt_address"))} if vpc else None,
         "roce": any(entry["pfc"] for entry in ports + port_channels),
     }
+
+
+def cabling_plan(model: dict) -> list[dict]:
+    """Every cable of the switch layer, once: switch port <-> host NIC, ONTAP port or peer switch port.
+
+    Rows in switch then port order: {switch, port, kind (port | member | peer-link), channel,
+    device, device_kind (host | ontap | switch), device_port, bundle, mode, vlans, native_vlan,
+    speed, mtu, pfc, description}. A peer-link cable is listed from the pair's first switch only;
+    vlans is the access VLAN or the trunk's allowed list. A port-channel member whose far-end
+    member is unknown has device_port None and its bond or ifgrp in bundle.
+    """
+    rows: list[dict] = []
+    for switch in hosts_of_kind(model, "switch"):
+        plan = switch_plan(model, switch)
+        channels = {c["id"]: c for c in plan["port_channels"]}
+        for port in plan["ports"]:
+            end = port["far_end"]
+            rows.append(_cable(switch, port["name"], "port", None, end.get("kind"), end.get("device"),
+                               end.get("interface"), None, port, port["speed"], port["description"]))
+        for member in plan["member_ports"]:
+            end = member["far_end"]
+            if member["peer_link"]:
+                if switch_pair(model, switch)[0] != switch:
+                    continue
+                rows.append(_cable(switch, member["name"], "peer-link", member["channel_name"], "switch", end["device"],
+                                   end["interface"], None, plan["peer_link"], None, member["description"]))
+                continue
+            channel = channels[member["channel"]]
+            rows.append(_cable(switch, member["name"], "member", member["channel_name"], end.get("kind"), end.get("device"),
+                               end.get("interface"), end.get("bundle"), channel, member["speed"], member["description"]))
+    rows.sort(key=lambda row: (natural_key(row["switch"]), natural_key(row["port"])))
+    return rows
+
+
+def _cable(switch: str, port: str, kind: str, channel: str | None, device_kind: Any, device: Any,
+           device_port: Any, bundle: Any, settings: dict, speed: Any, description: str) -> dict:
+    mode = settings.get("mode")
+    vlans = [settings["access_vlan"]] if mode == "access" and settings.get("access_vlan") is not None else list(settings.get("trunk_vlans") or [])
+    return {"switch": switch, "port": port, "kind": kind, "channel": channel, "device": device, "device_kind": device_kind,
+            "device_port": device_port, "bundle": bundle, "mode": mode, "vlans": vlans, "native_vlan": settings.get("native_vlan"),
+            "speed": speed, "mtu": settings.get("mtu"), "pfc": bool(settings.get("pfc")), "description": description}
 
 
 def _vlan_name(networks: dict, vlan: int) -> str:

@@ -12,6 +12,7 @@ import os
 import re
 from typing import Any, Callable, Iterable
 
+from . import kubernetes as k
 from . import model as m
 from .findings import Finding
 from .inventory import KIND_GROUPS, KUBE_GROUPS, Site
@@ -1061,6 +1062,99 @@ def trident(ctx: Context) -> None:
     elif not defaults and m.as_list(trident_model.get("storage_classes")):
         ctx.warning("trident", ("trident", "storage_classes"), "no default StorageClass: PVCs without a class stay Pending",
                     "mark one class default: true")
+
+
+@rule
+def kubernetes_networks(ctx: Context) -> None:
+    """A DeepOps cluster's pod and service networks (Kubespray's defaults) overlap no site network."""
+    if m.as_dict(ctx.model.get("kubernetes")).get("deployment") != "deepops":
+        return
+    for label, cidr in (("service", k.KUBESPRAY_SERVICE_CIDR), ("pod", k.KUBESPRAY_POD_CIDR)):
+        for name in k.overlapping_networks(ctx.model, cidr):
+            index = next(i for i, n in enumerate(m.as_list(ctx.model.get("networks"))) if m.as_dict(n).get("name") == name)
+            ctx.error("kubernetes", ("networks", index, "subnet"),
+                      f"network '{name}' overlaps the Kubernetes {label} network {cidr} that DeepOps (Kubespray) uses",
+                      f"renumber '{name}'; the cluster's {label} network is Kubespray's default")
+
+
+@rule
+def trident_backends(ctx: Context) -> None:
+    """Each backend can serve the Kubernetes nodes: exports limited to their networks, LIFs on them, NFS versions enabled."""
+    trident_model = m.as_dict(ctx.model.get("trident"))
+    workers = m.group_members(ctx.model, "kube_node")
+    node_networks = m.storage_networks_of_hosts(ctx.model, workers)
+    cidrs = k.kube_node_cidrs(ctx.model)
+    allow_world = m.as_dict(m.as_dict(ctx.model.get("pod")).get("security")).get("allow_world_open_exports") is True
+    drivers: dict[str, str] = {}
+    svm_of: dict[str, dict] = {}
+    for index, backend in enumerate(m.as_list(trident_model.get("backends"))):
+        backend = m.as_dict(backend)
+        path = ("trident", "backends", index)
+        name = m.as_str(backend.get("name")) or ""
+        drivers[name] = m.as_str(backend.get("driver")) or ""
+        if backend.get("driver") == k.ANF_DRIVER:
+            export = [c for c in m.as_list(m.as_dict(backend.get("azure")).get("export_cidrs")) if isinstance(c, str)]
+            if not export and not allow_world:
+                ctx.error("trident", path + ("azure",), f"backend {name}: without export_cidrs Azure NetApp Files exports volumes to 0.0.0.0/0",
+                          "add azure.export_cidrs (the hybrid nodes' subnets), or set pod.security.allow_world_open_exports: true")
+            for cidr_index, cidr in enumerate(export):
+                subnet = m.parse_subnet(cidr)
+                if subnet is None:
+                    ctx.error("trident", path + ("azure", "export_cidrs", cidr_index), f"{cidr!r} is not an IPv4 network",
+                              "write it as a.b.c.0/len")
+                elif subnet.prefixlen == 0 and not allow_world:
+                    ctx.error("trident", path + ("azure", "export_cidrs", cidr_index), f"export to {cidr} opens the volumes to every address",
+                              "name the hybrid nodes' subnets, or set pod.security.allow_world_open_exports: true")
+            continue
+        svm = next((s for s in ctx.svms if s["name"] == backend.get("svm")), None)
+        if svm is None:
+            continue
+        svm_of[name] = svm
+        defaults = m.as_dict(backend.get("defaults"))
+        policies = [m.as_dict(p).get("name") for p in m.as_list(svm.get("export_policies"))]
+        if "export_policy" in defaults:
+            if defaults["export_policy"] not in policies:
+                ctx.error("dangling-reference", path + ("defaults", "export_policy"),
+                          f"export policy {defaults['export_policy']} is not declared in SVM {svm['name']}",
+                          f"use one of {', '.join(str(p) for p in policies)} (or drop it: Trident then manages a policy for the node networks)")
+        elif not cidrs:
+            ctx.error("trident", path, f"backend {name}: no Kubernetes worker has a storage network, so autoExportCIDRs would be empty",
+                      "give the kube_node hosts storage NICs, or name an export policy in the backend's defaults")
+        lif_networks = {lif["network"] for lif in ctx.lifs if lif["svm"] == svm["name"] and lif["network"]}
+        for host in workers:
+            host_networks = m.storage_networks_of_hosts(ctx.model, [host])
+            if host_networks and not lif_networks.intersection(host_networks):
+                ctx.warning("trident", path + ("svm",),
+                            f"{host} has no storage NIC on a network where SVM {svm['name']} has data LIFs; its pods cannot mount {name} volumes",
+                            "put a data LIF of the SVM on one of the host's storage networks")
+        data_lif = backend.get("data_lif")
+        if isinstance(data_lif, str):
+            lif = next((lif for lif in ctx.lifs if lif["svm"] == svm["name"] and data_lif in (lif["name"], lif["address"])), None)
+            if lif is None and any(data_lif in (x.get("name"), x.get("address")) for x in [m.svm_mgmt_lif(ctx.model, svm) or {}]):
+                ctx.error("trident", path + ("data_lif",), f"{data_lif} is the management LIF of SVM {svm['name']}, not a data LIF",
+                          "name a data LIF (or drop data_lif and let Trident pick)")
+            elif lif is not None and lif["network"] not in node_networks:
+                ctx.warning("trident", path + ("data_lif",), f"data LIF {data_lif} is on network '{lif['network']}', where no Kubernetes worker has a NIC",
+                            f"use a LIF on {', '.join(node_networks) or 'a worker storage network'}")
+    for index, storage_class in enumerate(m.as_list(trident_model.get("storage_classes"))):
+        storage_class = m.as_dict(storage_class)
+        backend_name = m.as_str(storage_class.get("backend")) or ""
+        svm = svm_of.get(backend_name)
+        versions = [o.split("=", 1)[1] for o in m.as_list(storage_class.get("mount_options"))
+                    if isinstance(o, str) and o.split("=", 1)[0] in ("vers", "nfsvers") and "=" in o]
+        if svm is None or not versions:
+            continue
+        nfs = m.as_dict(svm.get("nfs"))
+        enabled = {"3": nfs.get("v3") is True, "4.1": nfs.get("v41") is True}
+        for version in versions:
+            if version in enabled and not enabled[version]:
+                ctx.error("mount-options", ("trident", "storage_classes", index, "mount_options"),
+                          f"StorageClass {storage_class.get('name')} mounts with NFS {version}, which SVM {svm['name']} (backend {backend_name}) does not enable",
+                          f"enable it in the SVM's nfs settings or change the mount option")
+            elif version not in enabled:
+                ctx.warning("mount-options", ("trident", "storage_classes", index, "mount_options"),
+                            f"StorageClass {storage_class.get('name')} asks for NFS {version}; the model enables only 3 and 4.1 on SVM {svm['name']}",
+                            "use vers=3 or vers=4.1")
 
 
 # ------------------------------------------------------------------------------- secrets and files

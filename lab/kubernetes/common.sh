@@ -1,0 +1,31 @@
+# Shared by lab/kubernetes/{up,down,status} (sourced, not run): where the component keeps its
+# state and how it finds its processes. Everything listens on 127.0.0.1 only.
+ROOT="${AIPOD_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+LAB_DIR="${AIPOD_LAB_DIR:-$ROOT/.lab}"
+STATE="$LAB_DIR/kubernetes"
+API_PORT="${AIPOD_LAB_KUBE_API_PORT:-16443}"
+ETCD_PORT="${AIPOD_LAB_KUBE_ETCD_PORT:-23790}"
+ETCD_PEER_PORT="${AIPOD_LAB_KUBE_ETCD_PEER_PORT:-23800}"
+KCM_PORT="${AIPOD_LAB_KUBE_KCM_PORT:-16257}"
+KUBECONFIG_FILE="$STATE/kubeconfig"
+# process name -> the executable its /proc/<pid>/cmdline must start with (guards against PID reuse)
+declare -A EXECUTABLE=([etcd]=etcd [kube-apiserver]=kube-apiserver [kube-controller-manager]=kube-controller-manager)
+
+say() { printf 'lab kubernetes: %s\n' "$*"; }
+die() { printf 'lab kubernetes: error: %s\n' "$*" >&2; exit 1; }
+
+# The PID of one of our processes if it runs, else nothing.
+running_pid() {
+  local name="$1" file="$STATE/run/$1.pid" pid
+  [ -f "$file" ] || return 1
+  pid="$(cat "$file")"
+  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
+  tr '\0' ' ' < "/proc/$pid/cmdline" | awk '{print $1}' | grep -q "${EXECUTABLE[$name]}\$" || return 1
+  echo "$pid"
+}
+
+api_ready() {
+  [ -f "$STATE/pki/token" ] || return 1
+  curl -fsS --max-time 3 --cacert "$STATE/pki/ca.crt" -H "Authorization: Bearer $(cat "$STATE/pki/token")" \
+    "https://127.0.0.1:$API_PORT/readyz" >/dev/null 2>&1
+}

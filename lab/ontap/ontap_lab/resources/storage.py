@@ -1,0 +1,405 @@
+"""Aggregates, volumes (FlexVol and FlexGroup with constituents) and snapshot policies.
+
+A FlexGroup is created from ``aggregates`` x ``constituents_per_aggregate`` constituents named
+``<volume>__0001``..., listed with ``is_constituent=true`` (and in the expensive ``constituents``
+field), sharing the FlexGroup's size evenly; growing the FlexGroup grows them, adding aggregates
+adds constituents. Volume names are unique per SVM, junction paths need a mounted parent, export
+and snapshot policies must exist, and thick (``guarantee.type: volume``) volumes need free space.
+"""
+from __future__ import annotations
+
+import copy
+import re
+import time
+import urllib.parse
+from typing import Any
+
+from ..api import Context, Response, list_response, record_response, validated
+from ..errors import JobError, OntapError, conflict, duplicate, invalid_value, missing, not_found
+from ..state import new_uuid
+from . import Collection, reference, require, svm_of, svm_ref
+
+VOLUME_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,202}$")
+COMPRESSION = {"inline", "background", "both", "none", "mixed"}
+MIN_VOLUME = 20 * 1024 ** 2
+
+
+def _constituent_name(name: str, number: int) -> str:
+    return f"{name}__{number:04d}"
+
+
+class Aggregates(Collection):
+    name = "aggregates"
+    path = "storage/aggregates"
+    writable = False
+
+    def in_scope(self, context: Context, record: dict) -> bool:
+        svm = context.state.get("svms", context.svm_scope or "")
+        return bool(svm) and any(a["uuid"] == record["uuid"] for a in svm.get("aggregates", []))
+
+    def compute(self, context: Context, record: dict) -> None:
+        used = 0
+        for volume in context.state.records("volumes"):
+            if volume.get("style") == "flexgroup":
+                continue
+            if any(a["uuid"] == record["uuid"] for a in volume.get("aggregates", [])):
+                used += volume["space"]["size"] if (volume.get("guarantee") or {}).get("type") == "volume" else 0
+        size = record["space"]["block_storage"]["size"]
+        record["space"]["block_storage"].update(used=used, available=max(size - used, 0))
+        record["volume-count"] = sum(1 for volume in context.state.records("volumes")
+                                     if volume.get("style") != "flexgroup"
+                                     and any(a["uuid"] == record["uuid"] for a in volume.get("aggregates", [])))
+
+
+class Volumes(Collection):
+    name = "volumes"
+    path = "storage/volumes"
+    asynchronous = True
+    extra_roots = ("is_constituent",)
+
+    def all_records(self, context: Context) -> list[dict]:
+        constituents = context.flag("is_constituent")
+        return [volume for volume in context.state.records("volumes")
+                if (volume.get("style") == "flexgroup_constituent") == constituents]
+
+    def href(self, record: dict) -> str:
+        suffix = "?is_constituent=true" if record.get("style") == "flexgroup_constituent" else ""
+        return f"/api/storage/volumes/{record['uuid']}{suffix}"
+
+    def compute(self, context: Context, record: dict) -> None:
+        if record.get("style") == "flexgroup":
+            parts = self._constituents(context, record)
+            record["constituents"] = [{"name": part["name"], "aggregates": dict(part["aggregates"][0]),
+                                       "space": {"size": part["space"]["size"]}} for part in parts]
+            record["constituent_count"] = len(parts)
+
+    @staticmethod
+    def _constituents(context: Context, volume: dict) -> list[dict]:
+        return [part for part in context.state.records("volumes")
+                if (part.get("flexgroup") or {}).get("uuid") == volume["uuid"]]
+
+    # -- create
+    def create(self, context: Context, body: dict) -> dict:
+        require(body, "name", "svm")
+        svm = svm_of(context, body["svm"])
+        name = body["name"]
+        if not VOLUME_NAME.match(name):
+            raise invalid_value("name", name, "letters, digits and underscores; not starting with a digit")
+        if context.state.first("volumes", name=name, **{"svm.uuid": svm["uuid"]}):
+            raise duplicate(f'Duplicate volume name "{name}" in SVM "{svm["name"]}".', 917835, "name")
+        aggregates = [reference(context, "aggregates", ref, "Aggregate", f"aggregates[{i}].name")
+                      for i, ref in enumerate(body.get("aggregates") or [])]
+        multiplier = body.get("constituents_per_aggregate")
+        style = body.get("style") or ("flexgroup" if multiplier or len(aggregates) > 1 else "flexvol")
+        if style == "flexgroup_constituent":
+            raise invalid_value("style", style, "flexvol|flexgroup")
+        if style == "flexvol" and (len(aggregates) > 1 or multiplier):
+            raise conflict("A FlexVol volume lives on exactly one aggregate; use style flexgroup for several.", 917836, "style")
+        if not aggregates:
+            svm_aggregates = [context.state.get("aggregates", a["uuid"]) for a in svm.get("aggregates", [])]
+            aggregates = [a for a in svm_aggregates if a] or context.state.records("aggregates")[:1]
+            if style == "flexvol":
+                aggregates = aggregates[:1]
+        size = body.get("size", body.get("space", {}).get("size"))
+        if size is None:
+            size = MIN_VOLUME
+        if not isinstance(size, int) or size < MIN_VOLUME:
+            raise invalid_value("size", size, f"at least {MIN_VOLUME} bytes")
+        count = len(aggregates) * (multiplier or 1) if style == "flexgroup" else 1
+        nas = body.get("nas") or {}
+        guarantee = (body.get("guarantee") or {}).get("type", "volume")
+        self._check_space(context, aggregates, size, count, guarantee)
+        volume: dict[str, Any] = {
+            "uuid": new_uuid(), "name": name, "svm": svm_ref(svm), "style": style, "type": body.get("type", "rw"),
+            "state": body.get("state", "online"), "is_svm_root": False, "comment": body.get("comment", ""),
+            "size": size,
+            "space": {"size": size, "snapshot": {"reserve_percent": (body.get("space") or {}).get("snapshot", {}).get("reserve_percent", 5)},
+                      "logical_space": {"enforcement": False, "reporting": False}},
+            "aggregates": [{"name": a["name"], "uuid": a["uuid"]} for a in aggregates],
+            "guarantee": {"type": guarantee},
+            "nas": {"security_style": nas.get("security_style", "unix"), "unix_permissions": nas.get("unix_permissions", 755),
+                    "uid": nas.get("uid", 0), "gid": nas.get("gid", 1)},
+            "efficiency": {"compression": "inline", "dedupe": "both", "compaction": "inline",
+                           "cross_volume_dedupe": "inline", "policy": {"name": "auto"}},
+            "encryption": {"enabled": False}, "tiering": {"policy": "none"}, "snaplock": {"type": "non_snaplock"},
+            "files": {"maximum": max(size // 32768, 21251)}, "create_time": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
+            "constituent_count": count if style == "flexgroup" else 0,
+        }
+        if multiplier:
+            volume["constituents_per_aggregate"] = multiplier
+        self._set_export_policy(context, volume, nas.get("export_policy") or {"name": "default"})
+        self._set_snapshot_policy(context, volume, body.get("snapshot_policy") or {"name": "default"})
+        if "efficiency" in body:
+            self._set_efficiency(volume, body["efficiency"])
+        if nas.get("path"):
+            self._mount(context, volume, nas["path"])
+        context.state.put("volumes", volume["uuid"], volume)
+        if style == "flexgroup":
+            self._add_constituents(context, volume, aggregates, multiplier or 1)
+        return volume
+
+    @staticmethod
+    def _check_space(context: Context, aggregates: list[dict], size: int, count: int, guarantee: str) -> None:
+        if guarantee != "volume":
+            return
+        share = size // count
+        per_aggregate = share * (count // len(aggregates))
+        for aggregate in aggregates:
+            rendered = Aggregates().render(context, aggregate)
+            available = rendered["space"]["block_storage"]["available"]
+            if per_aggregate > available:
+                raise JobError(400, 917927, f'Insufficient space in aggregate "{aggregate["name"]}" for a thick volume: '
+                                            f"{per_aggregate} bytes needed, {available} available.", "size")
+
+    def _add_constituents(self, context: Context, volume: dict, aggregates: list[dict], multiplier: int) -> None:
+        existing = self._constituents(context, volume)
+        number = len(existing)
+        for _round in range(multiplier):
+            for aggregate in aggregates:
+                number += 1
+                part_uuid = new_uuid()
+                context.state.put("volumes", part_uuid, {
+                    "uuid": part_uuid, "name": _constituent_name(volume["name"], number), "svm": dict(volume["svm"]),
+                    "style": "flexgroup_constituent", "type": volume["type"], "state": volume["state"],
+                    "flexgroup": {"uuid": volume["uuid"], "name": volume["name"]},
+                    "aggregates": [{"name": aggregate["name"], "uuid": aggregate["uuid"]}],
+                    "space": {"size": 0}, "size": 0, "guarantee": dict(volume["guarantee"]),
+                })
+        self._spread_size(context, volume)
+
+    def _spread_size(self, context: Context, volume: dict) -> None:
+        parts = self._constituents(context, volume)
+        volume["constituent_count"] = len(parts)
+        for part in parts:
+            part["space"]["size"] = part["size"] = volume["space"]["size"] // len(parts)
+
+    @staticmethod
+    def _set_export_policy(context: Context, volume: dict, ref: dict) -> None:
+        criteria = {"svm.uuid": volume["svm"]["uuid"]}
+        if ref.get("id") is not None:
+            criteria["id"] = ref["id"]
+        if ref.get("name"):
+            criteria["name"] = ref["name"]
+        policy = context.state.first("export_policies", **criteria)
+        if policy is None:
+            raise OntapError(404, 917927 + 1, f'Export policy "{ref.get("name") or ref.get("id")}" does not exist in SVM '
+                                              f'"{volume["svm"]["name"]}".', "nas.export_policy")
+        volume["nas"]["export_policy"] = {"name": policy["name"], "id": policy["id"]}
+
+    @staticmethod
+    def _set_snapshot_policy(context: Context, volume: dict, ref: dict) -> None:
+        policy = None
+        for candidate in context.state.records("snapshot_policies"):
+            if ref.get("uuid") and candidate["uuid"] != ref["uuid"] or ref.get("name") and candidate["name"] != ref["name"]:
+                continue
+            if candidate.get("scope") == "cluster" or (candidate.get("svm") or {}).get("uuid") == volume["svm"]["uuid"]:
+                policy = candidate
+                break
+        if policy is None:
+            raise OntapError(404, 13107, f'Snapshot policy "{ref.get("name") or ref.get("uuid")}" does not exist.',
+                             "snapshot_policy")
+        volume["snapshot_policy"] = {"name": policy["name"], "uuid": policy["uuid"]}
+
+    @staticmethod
+    def _set_efficiency(volume: dict, efficiency: dict) -> None:
+        compression = efficiency.get("compression")
+        if compression is not None:
+            if compression not in COMPRESSION:
+                raise invalid_value("efficiency.compression", compression, "|".join(sorted(COMPRESSION)))
+            volume["efficiency"]["compression"] = compression
+        for field in ("dedupe", "compaction", "cross_volume_dedupe"):
+            if field in efficiency:
+                volume["efficiency"][field] = efficiency[field]
+        if "policy" in efficiency:
+            volume["efficiency"]["policy"] = {"name": efficiency["policy"].get("name", "auto")}
+
+    def _mount(self, context: Context, volume: dict, path: str) -> None:
+        if not path.startswith("/") or "//" in path or (len(path) > 1 and path.endswith("/")):
+            raise invalid_value("nas.path", path)
+        for other in context.state.find("volumes", **{"svm.uuid": volume["svm"]["uuid"]}):
+            if other["uuid"] != volume["uuid"] and (other.get("nas") or {}).get("path") == path:
+                raise duplicate(f'Junction path "{path}" is already used by volume "{other["name"]}".', 917536, "nas.path")
+        parent = path.rsplit("/", 1)[0] or "/"
+        if not any((other.get("nas") or {}).get("path") == parent
+                   for other in context.state.find("volumes", **{"svm.uuid": volume["svm"]["uuid"]})):
+            raise JobError(400, 917537, f'Cannot mount at "{path}": no volume is mounted at its parent "{parent}".', "nas.path")
+        volume["nas"]["path"] = path
+
+    # -- modify
+    def modify(self, context: Context, record: dict, body: dict) -> None:
+        if record.get("style") == "flexgroup_constituent":
+            raise conflict("FlexGroup constituents are managed through their FlexGroup.", 917840)
+        if "movement" in body or "encryption" in body:
+            raise conflict("Volume moves and encryption conversion are not supported by this lab endpoint.", 917841)
+        if "name" in body and body["name"] != record["name"]:
+            if record.get("is_svm_root"):
+                raise conflict("The SVM root volume cannot be renamed here.", 917842, "name")
+            if context.state.first("volumes", name=body["name"], **{"svm.uuid": record["svm"]["uuid"]}):
+                raise duplicate(f'Duplicate volume name "{body["name"]}".', 917835, "name")
+            record["name"] = body["name"]
+        new_size = body.get("size", (body.get("space") or {}).get("size"))
+        if new_size is not None:
+            if not isinstance(new_size, int) or new_size < MIN_VOLUME:
+                raise invalid_value("size", new_size)
+            record["size"] = record["space"]["size"] = new_size
+        if "aggregates" in body and record.get("style") == "flexgroup":
+            added = [reference(context, "aggregates", ref, "Aggregate", "aggregates.name") for ref in body["aggregates"]]
+            current = {a["uuid"] for a in record["aggregates"]}
+            fresh = [a for a in added if a["uuid"] not in current]
+            if {a["uuid"] for a in added} < current:
+                raise conflict("Constituents cannot be removed from a FlexGroup.", 917843, "aggregates")
+            record["aggregates"].extend({"name": a["name"], "uuid": a["uuid"]} for a in fresh)
+            if fresh:
+                self._add_constituents(context, record, fresh, body.get("constituents_per_aggregate")
+                                       or record.get("constituents_per_aggregate", 1))
+        elif "aggregates" in body:
+            raise conflict("Moving a FlexVol volume is done with movement.destination_aggregate.", 917844, "aggregates")
+        nas = body.get("nas") or {}
+        if "export_policy" in nas:
+            self._set_export_policy(context, record, nas["export_policy"])
+        for field in ("security_style", "unix_permissions", "uid", "gid"):
+            if field in nas:
+                record["nas"][field] = nas[field]
+        if "path" in nas:
+            if record.get("is_svm_root"):
+                raise conflict("The SVM root volume is always mounted at /.", 917845, "nas.path")
+            if nas["path"]:
+                self._mount(context, record, nas["path"])
+            else:
+                record["nas"].pop("path", None)
+        if "snapshot_policy" in body:
+            self._set_snapshot_policy(context, record, body["snapshot_policy"])
+        if "guarantee" in body:
+            record["guarantee"] = {"type": body["guarantee"].get("type", record["guarantee"]["type"])}
+        if "efficiency" in body:
+            self._set_efficiency(record, body["efficiency"])
+        if "space" in body and "snapshot" in body["space"]:
+            record["space"]["snapshot"].update(body["space"]["snapshot"])
+        for field in ("state", "comment", "snapshot_directory_access_enabled", "access_time_enabled"):
+            if field in body:
+                record[field] = body[field]
+        if "tiering" in body:
+            record["tiering"].update(body["tiering"])
+        if record.get("style") == "flexgroup":
+            self._spread_size(context, record)
+            for part in self._constituents(context, record):
+                part["state"] = record["state"]
+                part["name"] = _constituent_name(record["name"], int(part["name"].rsplit("__", 1)[1]))
+                part["flexgroup"]["name"] = record["name"]
+
+    def remove(self, context: Context, record: dict) -> None:
+        if record.get("is_svm_root"):
+            raise conflict("The SVM root volume cannot be deleted; delete the SVM.", 917846)
+        if record.get("style") == "flexgroup_constituent":
+            raise conflict("FlexGroup constituents cannot be deleted individually.", 917847)
+        for part in self._constituents(context, record):
+            context.state.remove("volumes", part["uuid"])
+        context.state.remove("volumes", record["uuid"])
+
+
+# ---------------------------------------------------------------------------- snapshot policies
+class SnapshotPolicies(Collection):
+    name = "snapshot_policies"
+    path = "storage/snapshot-policies"
+
+    def in_scope(self, context: Context, record: dict) -> bool:
+        return record.get("scope") == "cluster" or (record.get("svm") or {}).get("uuid") == context.svm_scope
+
+    def create(self, context: Context, body: dict) -> dict:
+        require(body, "name")
+        svm = svm_of(context, body["svm"]) if body.get("svm") else None
+        scope = {"svm.uuid": svm["uuid"]} if svm else {"scope": "cluster"}
+        if context.state.first("snapshot_policies", name=body["name"], **scope):
+            raise duplicate(f'Snapshot policy "{body["name"]}" already exists.', 1638527, "name")
+        copies = [self._copy(context, entry) for entry in body.get("copies") or []]
+        if not copies and body.get("enabled", True):
+            raise missing("copies")
+        if sum(entry["count"] for entry in copies) > 1023:
+            raise invalid_value("copies.count", sum(entry["count"] for entry in copies), "at most 1023 in total")
+        record = {"uuid": new_uuid(), "name": body["name"], "enabled": body.get("enabled", True),
+                  "comment": body.get("comment", ""), "scope": "svm" if svm else "cluster", "copies": copies}
+        if svm:
+            record["svm"] = svm_ref(svm)
+        return context.state.put("snapshot_policies", record["uuid"], record)
+
+    @staticmethod
+    def _copy(context: Context, entry: dict) -> dict:
+        schedule = reference(context, "schedules", entry.get("schedule"), "Schedule", "copies.schedule.name")
+        count = entry.get("count")
+        if not isinstance(count, int) or not 1 <= count <= 1023:
+            raise invalid_value("copies.count", count, "1..1023")
+        result = {"count": count, "schedule": {"name": schedule["name"], "uuid": schedule["uuid"]},
+                  "prefix": entry.get("prefix") or schedule["name"]}
+        if entry.get("snapmirror_label"):
+            result["snapmirror_label"] = entry["snapmirror_label"]
+        return result
+
+    def modify(self, context: Context, record: dict, body: dict) -> None:
+        if "copies" in body:
+            raise OntapError(400, 262196, 'Field "copies" cannot be set in this operation; use the schedules API.', "copies")
+        for field in ("enabled", "comment"):
+            if field in body:
+                record[field] = body[field]
+        if "name" in body:
+            record["name"] = body["name"]
+
+    def remove(self, context: Context, record: dict) -> None:
+        if record["name"] in ("default", "default-1weekly", "none") and record.get("scope") == "cluster":
+            raise conflict(f'Snapshot policy "{record["name"]}" is built in.', 1638528)
+        for holder in context.state.records("volumes") + context.state.records("svms"):
+            if (holder.get("snapshot_policy") or {}).get("uuid") == record["uuid"]:
+                raise conflict(f'Snapshot policy "{record["name"]}" is in use by "{holder["name"]}".', 1638529)
+        context.state.remove("snapshot_policies", record["uuid"])
+
+
+class SnapshotPolicySchedules(Collection):
+    """``/api/storage/snapshot-policies/{uuid}/schedules[/{schedule.uuid}]``: the copies of a policy."""
+
+    name = "snapshot_policy_schedules"
+    path = "storage/snapshot-policies/{uuid}/schedules"
+    keys = ("schedule.uuid", "schedule.name")
+
+    def pattern(self) -> str:
+        return r"storage/snapshot-policies/(?P<policy>[^/]+)/schedules(?:/(?P<key>[^/]+))?"
+
+    def serve(self, context: Context, groups: dict[str, str]) -> Response:
+        policy = context.state.get("snapshot_policies", groups["policy"])
+        if policy is None:
+            raise not_found(target="snapshot_policy.uuid")
+        key = groups.get("key")
+
+        def render(entry: dict) -> dict:
+            rendered = copy.deepcopy(entry)
+            rendered["snapshot_policy"] = {"name": policy["name"], "uuid": policy["uuid"]}
+            rendered["_links"] = {"self": {"href": f"/api/storage/snapshot-policies/{policy['uuid']}/schedules/{entry['schedule']['uuid']}"}}
+            return rendered
+
+        if key is None and context.method == "GET":
+            return list_response(context, self.name, [render(entry) for entry in policy["copies"]], self.keys)
+        if key is None and context.method == "POST":
+            body = validated(context, self.name)
+            entry = SnapshotPolicies._copy(context, body)
+            if any(c["schedule"]["uuid"] == entry["schedule"]["uuid"] for c in policy["copies"]):
+                raise duplicate(f'Schedule "{entry["schedule"]["name"]}" is already in policy "{policy["name"]}".', 1638530)
+            policy["copies"].append(entry)
+            return Response(201, {})
+        entry = next((c for c in policy["copies"] if c["schedule"]["uuid"] == urllib.parse.unquote(key or "")), None)
+        if entry is None:
+            raise not_found(target="schedule.uuid")
+        if context.method == "GET":
+            return record_response(context, self.name, render(entry), self.keys)
+        if context.method == "PATCH":
+            body = validated(context, self.name)
+            for field in ("count", "prefix", "snapmirror_label"):
+                if field in body:
+                    entry[field] = body[field]
+            return Response(200, {})
+        if context.method == "DELETE":
+            if len(policy["copies"]) == 1:
+                raise conflict("A snapshot policy keeps at least one schedule.", 1638531)
+            policy["copies"].remove(entry)
+            return Response(200, {})
+        raise OntapError(405, 3, f"The {context.method} method is not supported here.")
+
+
+RESOURCES = [Aggregates(), Volumes(), SnapshotPolicies(), SnapshotPolicySchedules()]

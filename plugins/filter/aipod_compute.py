@@ -1,0 +1,126 @@
+# -*- coding: utf-8 -*-
+"""Filters of the compute layer: per-host values the dgx_* roles derive from the site model.
+
+Docs: aipod_host_storage_plan.yml, aipod_compute_plans.yml, aipod_storage_network_files.yml and
+aipod_ring_settings.yml beside this file. The derivation itself lives in
+plugins/module_utils/aipod_site/model.py with the others (one place for every derived value).
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import Mapping
+
+# Controller-side plugins import the site library from the module_utils directory directly
+# (see plugins/action/validate_site.py for why).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
+
+from aipod_site import model as site_model  # noqa: E402
+from ansible.errors import AnsibleFilterError  # noqa: E402
+
+
+def _model(model: Mapping, name: str) -> dict:
+    if not isinstance(model, Mapping) or "hosts" not in model:
+        raise AnsibleFilterError(f"{name}: expected the site model (hostvars | aipod_model(groups)), got {type(model).__name__}")
+    return dict(model)
+
+
+def aipod_host_storage_plan(model: Mapping, host: str) -> list[dict]:
+    """The storage NICs of one DGX or server as its OS configures them (device, address, MTU, routes)."""
+    checked = _model(model, "aipod_host_storage_plan")
+    if host not in site_model.hosts_of_kind(checked, "dgx") and host not in site_model.hosts_of_kind(checked, "server"):
+        raise AnsibleFilterError(f"aipod_host_storage_plan: {host!r} is not a DGX or server of the site model")
+    return site_model.host_storage_plan(checked, host)
+
+
+def aipod_compute_plans(model: Mapping, hosts: list) -> dict[str, dict]:
+    """Per DGX of hosts: {nics (host_storage_plan), mounts (mount_plan), roce, gpus, common_user}.
+
+    Computed once per play for every host (the role reads its own entry), because a per-host
+    task costs a worker process per host. common_user is kubernetes.common_user on kube_node
+    hosts and {} elsewhere.
+    """
+    checked = _model(model, "aipod_compute_plans")
+    dgx = site_model.hosts_of_kind(checked, "dgx")
+    common_user = dict(((checked.get("kubernetes") or {}).get("common_user")) or {})
+    plans = {}
+    for host in hosts or []:
+        if host not in dgx:
+            raise AnsibleFilterError(f"aipod_compute_plans: {host!r} is not a DGX of the site model")
+        groups = (checked["hosts"].get(host) or {}).get("groups") or []
+        plans[host] = {
+            "nics": site_model.host_storage_plan(checked, host),
+            "mounts": site_model.mount_plan(checked, host),
+            "roce": dgx[host].get("roce") is True,
+            "gpus": dict(dgx[host].get("gpus") or {}),
+            "common_user": common_user if "kube_node" in groups else {},
+        }
+    return plans
+
+
+NETPLAN_FILE = "60-aipod-storage.yaml"
+
+
+def aipod_storage_network_files(nics: list, renderer: str, directory: str) -> list[dict]:
+    """The files that configure the storage NICs (from aipod_host_storage_plan) with this renderer.
+
+    Entries for the config_files module: {dest, template, vars: {nic}, mode}, dest in directory.
+    netplan: one YAML for all NICs (mode 0600, as netplan wants). systemd-networkd: per untagged
+    NIC one .network; per tagged NIC a .network for the physical NIC (MTU, VLAN), a .netdev for the
+    VLAN device and a .network for the VLAN device (address, routes). Names start with 60-aipod-
+    so the bundle's files are told apart from the OS installer's.
+    """
+    if renderer not in ("netplan", "networkd"):
+        raise AnsibleFilterError(f"aipod_storage_network_files: renderer must be netplan or networkd, got {renderer!r}")
+    if not isinstance(nics, list):
+        raise AnsibleFilterError(f"aipod_storage_network_files: expected the list of aipod_host_storage_plan, got {type(nics).__name__}")
+
+    def entry(name: str, template: str, nic: dict, mode: str = "0644") -> dict:
+        return {"dest": f"{directory.rstrip('/')}/{name}", "template": template, "vars": {"nic": nic}, "mode": mode}
+
+    if renderer == "netplan":
+        return [entry(NETPLAN_FILE, "netplan-storage.yaml.j2", {}, "0600")]
+    files = []
+    for nic in nics:
+        if nic.get("vlan") is None:
+            files.append(entry(f"60-aipod-{nic['device']}.network", "networkd-address.network.j2", nic))
+        else:
+            files += [
+                entry(f"60-aipod-{nic['parent']}.network", "networkd-vlan-parent.network.j2", nic),
+                entry(f"60-aipod-{nic['device']}.netdev", "networkd-vlan.netdev.j2", nic),
+                entry(f"60-aipod-{nic['device']}.network", "networkd-address.network.j2", nic),
+            ]
+    return files
+
+
+def aipod_ring_settings(nic_facts: dict, size: int) -> list[dict]:
+    """Ring sizes to set on the NICs whose driver reports them (dgx_host_facts' nics).
+
+    Each: {name, rx, tx, current_rx, current_tx, differs}; rx/tx are size capped at the driver's
+    maximum. NICs without ring support, and every NIC when size is 0, are left out.
+    """
+    if not isinstance(nic_facts, Mapping):
+        raise AnsibleFilterError(f"aipod_ring_settings: expected the nics of dgx_host_facts, got {type(nic_facts).__name__}")
+    if not size:
+        return []
+    settings = []
+    for name, facts in sorted(nic_facts.items()):
+        rings = (facts or {}).get("rings")
+        if not rings:
+            continue
+        rx, tx = min(int(size), rings["rx_max"]), min(int(size), rings["tx_max"])
+        settings.append({"name": name, "rx": rx, "tx": tx, "current_rx": rings["rx"], "current_tx": rings["tx"],
+                         "differs": (rx, tx) != (rings["rx"], rings["tx"])})
+    return settings
+
+
+class FilterModule:
+    """Compute-layer filters."""
+
+    def filters(self):
+        return {
+            "aipod_host_storage_plan": aipod_host_storage_plan,
+            "aipod_compute_plans": aipod_compute_plans,
+            "aipod_storage_network_files": aipod_storage_network_files,
+            "aipod_ring_settings": aipod_ring_settings,
+        }

@@ -1,0 +1,120 @@
+"""NVUE intent: a switch plan as `nv set` commands for NVIDIA Spectrum switches on Cumulus Linux 5.
+
+`commands(plan, options)` returns shell lines (`nv set ...`, arguments quoted for a POSIX shell,
+plus `#` comments) that the switch_cumulus role stages in a pending NVUE revision and applies
+with `nv config apply`. Written against the NVUE syntax of Cumulus Linux 5.9, the release of
+NetApp's AIPod deployment guide (NVA-1173).
+
+- VLANs live in the VLAN-aware bridge (br_default); NVUE has no VLAN names, so names are comments.
+- Storage and DGX ports and bonds get the switch MTU (`link mtu`); access ports take one VLAN,
+  trunks an allowed list. Host-facing ports are STP edge ports with BPDU guard.
+- Port-channels are LACP bonds with an MLAG id (the vPC id) and the peer link is the bond
+  `peerlink`; MLAG peers over the peer link's link-local address, with the peer's management
+  address as backup.
+- Lossless RoCE is `nv set qos roce mode lossless`: PFC on switch priority 3, ECN on traffic
+  class 3, DSCP trust, CNP on a strict-priority traffic class (NVIDIA's documented defaults);
+  the PFC switch priority is also set explicitly (`nv set qos pfc default-global switch-priority`,
+  the command NVIDIA documents for changing the lossless priority).
+"""
+from __future__ import annotations
+
+import shlex
+from typing import Any, Mapping
+
+from .vlans import compress
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "bridge": "br_default",
+    "roce_mode": "lossless",
+    "roce_priority": 3,
+    "lacp_rate": "fast",
+    "lacp_bypass": False,
+    "mlag_backup_vrf": "mgmt",
+    "lldp_dot1_tlv": True,
+}
+
+
+def _options(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    merged = dict(DEFAULT_OPTIONS)
+    merged.update({key: value for key, value in (options or {}).items() if value is not None})
+    return merged
+
+
+def _nv(*words: Any) -> str:
+    return "nv set " + " ".join(shlex.quote(str(word)) for word in words)
+
+
+def _bridge_lines(name: str, entry: Mapping[str, Any], bridge: str, edge: bool) -> list[str]:
+    lines = []
+    if entry["mode"] == "access" and entry.get("access_vlan") is not None:
+        lines.append(_nv("interface", name, "bridge", "domain", bridge, "access", entry["access_vlan"]))
+    else:
+        lines.append(_nv("interface", name, "bridge", "domain", bridge, "vlan", compress(entry.get("trunk_vlans") or [])))
+        if entry.get("native_vlan") is not None:
+            lines.append(_nv("interface", name, "bridge", "domain", bridge, "untagged", entry["native_vlan"]))
+    if edge:
+        lines.append(_nv("interface", name, "bridge", "domain", bridge, "stp", "admin-edge", "on"))
+        lines.append(_nv("interface", name, "bridge", "domain", bridge, "stp", "bpdu-guard", "on"))
+    return lines
+
+
+def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> list[str]:
+    """The NVUE configuration of one switch, in apply order."""
+    opts = _options(options)
+    bridge = opts["bridge"]
+    lines = [f"# {plan['switch']}: NVUE configuration derived from the site model"]
+    names = ", ".join(f"{vlan['id']} {vlan['name']}" for vlan in plan["vlans"])
+    lines.append(f"# VLANs: {names}")
+    if plan["vlans"]:
+        lines.append(_nv("bridge", "domain", bridge, "vlan", compress(vlan["id"] for vlan in plan["vlans"])))
+    if plan.get("roce"):
+        lines.append("# RoCE: PFC (no-drop) on the RoCE switch priority, ECN, DSCP trust, CNP in a strict-priority class")
+        lines.append(_nv("qos", "roce", "mode", opts["roce_mode"]))
+        if opts["roce_mode"] == "lossless":
+            lines.append(_nv("qos", "pfc", "default-global", "switch-priority", opts["roce_priority"]))
+    if opts["lldp_dot1_tlv"]:
+        lines.append(_nv("service", "lldp", "dot1-tlv", "on"))
+    for port in plan["ports"]:
+        lines.append(f"# {port['name']}: {port['description']}")
+        lines.append(_nv("interface", port["name"], "description", port["description"]))
+        lines.append(_nv("interface", port["name"], "link", "mtu", port["mtu"]))
+        lines += _bridge_lines(port["name"], port, bridge, edge=True)
+    members_of = {}
+    for member in plan.get("member_ports", []):
+        members_of.setdefault(member["channel_name"], []).append(member)
+    for channel in plan["port_channels"]:
+        name = channel["name"]
+        lines.append(f"# {name}: {channel['description']}")
+        for member in members_of.get(name, []):
+            lines.append(_nv("interface", member["name"], "description", member["description"]))
+            lines.append(_nv("interface", member["name"], "link", "mtu", member["mtu"]))
+            lines.append(_nv("interface", name, "bond", "member", member["name"]))
+        lines.append(_nv("interface", name, "description", channel["description"]))
+        lines.append(_nv("interface", name, "link", "mtu", channel["mtu"]))
+        lines.append(_nv("interface", name, "bond", "lacp-rate", opts["lacp_rate"]))
+        if opts["lacp_bypass"]:
+            lines.append(_nv("interface", name, "bond", "lacp-bypass", "on"))
+        if plan.get("vpc"):
+            lines.append(_nv("interface", name, "bond", "mlag", "id", channel["vpc"]))
+        lines += _bridge_lines(name, channel, bridge, edge=True)
+    peer_link = plan.get("peer_link")
+    vpc = plan.get("vpc")
+    if peer_link and vpc:
+        name = peer_link["name"]
+        lines.append(f"# {name}: {peer_link['description']}")
+        for member in members_of.get(name, []):
+            lines.append(_nv("interface", member["name"], "description", member["description"]))
+            lines.append(_nv("interface", member["name"], "link", "mtu", member["mtu"]))
+            lines.append(_nv("interface", name, "bond", "member", member["name"]))
+        lines.append(_nv("interface", name, "description", peer_link["description"]))
+        lines.append(_nv("interface", name, "link", "mtu", peer_link["mtu"]))
+        lines.append(_nv("interface", name, "bridge", "domain", bridge))
+        lines.append("# MLAG: peers over the peer link, management addresses as backup")
+        if vpc.get("system_mac"):
+            lines.append(_nv("mlag", "mac-address", vpc["system_mac"]))
+        lines.append(_nv("mlag", "peer-ip", "linklocal"))
+        if vpc.get("keepalive_destination"):
+            lines.append(_nv("mlag", "backup", vpc["keepalive_destination"], "vrf", opts["mlag_backup_vrf"]))
+        if vpc.get("role_priority") is not None:
+            lines.append(_nv("mlag", "priority", vpc["role_priority"]))
+    return lines

@@ -1,0 +1,316 @@
+"""NX-OS intent: a switch plan in the terms of the cisco.nxos modules, plus the QoS text.
+
+`intent(plan, options)` returns the `config` of each resource module the switch_nxos role calls
+(nxos_vlans, nxos_interfaces, nxos_l2_interfaces, nxos_lag_interfaces, nxos_lacp_interfaces),
+the arguments of nxos_feature, nxos_vpc and nxos_vpc_interface, and two configuration blocks
+for nxos_config: the system QoS (class-maps, policy-maps, `system qos`) and the per-port lines
+no resource module covers (PFC, spanning-tree port type). The blocks are written the way
+`show running-config` prints them, so nxos_config's line diff finds nothing on a second run.
+
+QoS design (lossless RoCE, DSCP trust): traffic marked DSCP roce_dscp is RoCE and goes to
+qos-group roce_cos, a no-drop class (`pause pfc-cos`) with ECN marking (WRED `ecn`) on its
+queue; congestion notification packets (DSCP cnp_dscp) go to qos-group cnp_qos_group, served
+by a strict-priority queue. Jumbo needs two places on NX-OS: `mtu` in every network-qos class,
+class-default included, and `mtu` on every interface.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from .vlans import compress
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "roce_cos": 3,
+    "roce_dscp": 26,
+    "cnp_dscp": 48,
+    "cnp_qos_group": 2,
+    "ecn_min_kbytes": 150,
+    "ecn_max_kbytes": 1500,
+    "ecn_drop_probability": 7,
+    "roce_bandwidth_percent": 50,
+    "qos_prefix": "AIPOD",
+    "lacp_rate": "fast",
+    "lacp_suspend_individual": False,
+    "vpc_peer_gateway": True,
+    "vpc_auto_recovery": True,
+    "vpc_keepalive_vrf": "management",
+}
+# Queues of NX-OS's default 4-queue mode; a queuing policy must name all of them.
+QUEUE_GROUPS = (3, 2, 1, 0)
+
+
+def _options(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    merged = dict(DEFAULT_OPTIONS)
+    merged.update({key: value for key, value in (options or {}).items() if value is not None})
+    return merged
+
+
+def policy_names(options: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """Names of the class-maps and policy-maps the role owns."""
+    prefix = _options(options)["qos_prefix"]
+    return {
+        "roce_class": f"{prefix}-ROCE",
+        "cnp_class": f"{prefix}-CNP",
+        "classify_policy": f"{prefix}-QOS-IN",
+        "nq_roce_class": f"{prefix}-NQ-ROCE",
+        "nq_cnp_class": f"{prefix}-NQ-CNP",
+        "network_qos_policy": f"{prefix}-NQ",
+        "queuing_policy": f"{prefix}-QUEUING-OUT",
+    }
+
+
+def _queue(group: int) -> str:
+    return "c-out-q-default" if group == 0 else f"c-out-q{group}"
+
+
+def qos_config(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> str:
+    """The system QoS block: DSCP classification, no-drop network-qos with jumbo MTU, ECN queuing."""
+    opts = _options(options)
+    names = policy_names(opts)
+    mtu = plan["mtu"]
+    roce, cnp = int(opts["roce_cos"]), int(opts["cnp_qos_group"])
+    if roce == cnp or not {roce, cnp} <= set(QUEUE_GROUPS[:-1]):
+        raise ValueError(f"roce_cos ({roce}) and cnp_qos_group ({cnp}) must be two different queues among 1, 2, 3")
+    lines = [
+        f"class-map type qos match-any {names['roce_class']}",
+        f"  match dscp {opts['roce_dscp']}",
+        f"class-map type qos match-any {names['cnp_class']}",
+        f"  match dscp {opts['cnp_dscp']}",
+        f"policy-map type qos {names['classify_policy']}",
+        f"  class {names['roce_class']}",
+        f"    set qos-group {roce}",
+        f"  class {names['cnp_class']}",
+        f"    set qos-group {cnp}",
+        f"class-map type network-qos {names['nq_roce_class']}",
+        f"  match qos-group {roce}",
+        f"class-map type network-qos {names['nq_cnp_class']}",
+        f"  match qos-group {cnp}",
+        f"policy-map type network-qos {names['network_qos_policy']}",
+        f"  class type network-qos {names['nq_roce_class']}",
+        f"    pause pfc-cos {roce}",
+        f"    mtu {mtu}",
+        f"  class type network-qos {names['nq_cnp_class']}",
+        f"    mtu {mtu}",
+        "  class type network-qos class-default",
+        f"    mtu {mtu}",
+        f"policy-map type queuing {names['queuing_policy']}",
+    ]
+    remaining = 100 - int(opts["roce_bandwidth_percent"])
+    for group in QUEUE_GROUPS:
+        lines.append(f"  class type queuing {_queue(group)}")
+        if group == roce:
+            lines.append(f"    bandwidth remaining percent {opts['roce_bandwidth_percent']}")
+            lines.append(f"    random-detect minimum-threshold {opts['ecn_min_kbytes']} kbytes maximum-threshold "
+                         f"{opts['ecn_max_kbytes']} kbytes drop-probability {opts['ecn_drop_probability']} weight 0 ecn")
+        elif group == cnp:
+            lines.append("    priority level 1")
+        elif group == 0:
+            lines.append(f"    bandwidth remaining percent {remaining}")
+        else:
+            lines.append("    bandwidth remaining percent 0")
+    lines += [
+        "system qos",
+        f"  service-policy type network-qos {names['network_qos_policy']}",
+        f"  service-policy type queuing output {names['queuing_policy']}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _edge_type(entry: Mapping[str, Any]) -> str:
+    return "edge trunk" if entry.get("mode") == "trunk" else "edge"
+
+
+def port_config(plan: Mapping[str, Any]) -> str:
+    """Per-port lines no resource module covers: PFC on RoCE ports, spanning-tree port types."""
+    lines: list[str] = []
+    for port in plan["ports"]:
+        lines.append(f"interface {port['name']}")
+        if port["pfc"]:
+            lines.append("  priority-flow-control mode on")
+        lines.append(f"  spanning-tree port type {_edge_type(port)}")
+    for channel in plan["port_channels"]:
+        lines.append(f"interface {channel['name']}")
+        if channel["pfc"]:
+            lines.append("  priority-flow-control mode on")
+        lines.append(f"  spanning-tree port type {_edge_type(channel)}")
+    if plan.get("peer_link"):
+        lines += [f"interface {plan['peer_link']['name']}", "  spanning-tree port type network"]
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def _l2(entry: Mapping[str, Any]) -> dict[str, Any]:
+    # Access is NX-OS's default mode and `show running-config` does not print it, so an access
+    # port names no mode (cisco.nxos documents `mode: access` as not idempotent); cdp_enable is
+    # given because state replaced would otherwise send a CDP line on every run.
+    result: dict[str, Any] = {"name": entry["name"], "cdp_enable": True}
+    if entry["mode"] == "trunk":
+        result["mode"] = "trunk"
+    if entry["mode"] == "access":
+        if entry.get("access_vlan") is not None:
+            result["access"] = {"vlan": entry["access_vlan"]}
+    else:
+        trunk: dict[str, Any] = {}
+        if entry.get("trunk_vlans"):
+            trunk["allowed_vlans"] = compress(entry["trunk_vlans"])
+        if entry.get("native_vlan") is not None:
+            trunk["native_vlan"] = entry["native_vlan"]
+        if trunk:
+            result["trunk"] = trunk
+    return result
+
+
+def _interface(entry: Mapping[str, Any], classify_policy: str | None) -> dict[str, Any]:
+    result: dict[str, Any] = {"name": entry["name"], "description": entry["description"], "mtu": str(entry["mtu"]),
+                              "mode": "layer2"}
+    if entry["name"].startswith("Ethernet"):
+        # Ethernet ports are down by default; port-channels are up and NX-OS does not print it.
+        result["enabled"] = True
+    if classify_policy:
+        result["service_policy"] = {"type_options": {"qos": {"input": classify_policy}}}
+    return result
+
+
+def intent(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Everything the switch_nxos role pushes to one switch, derived from its plan."""
+    opts = _options(options)
+    names = policy_names(opts)
+    peer_link = plan.get("peer_link")
+    vpc = plan.get("vpc")
+    owned = list(plan["ports"]) + list(plan["port_channels"])
+    interfaces = [_interface(entry, names["classify_policy"] if entry["pfc"] else None) for entry in owned]
+    l2_interfaces = [_l2(entry) for entry in owned]
+    lag_interfaces = [{"name": channel["name"],
+                       "members": [{"member": member, "mode": "active", "force": True} for member in channel["members"]]}
+                      for channel in plan["port_channels"]]
+    if peer_link:
+        interfaces.append(_interface(peer_link, None))
+        l2_interfaces.append(_l2(peer_link))
+        lag_interfaces.append({"name": peer_link["name"],
+                               "members": [{"member": member, "mode": "active", "force": True} for member in peer_link["members"]]})
+    member_interfaces = [{"name": member["name"], "description": member["description"], "enabled": True}
+                         for member in plan.get("member_ports", [])]
+    lacp_interfaces: list[dict[str, Any]] = []
+    if opts["lacp_rate"] == "fast":
+        lacp_interfaces += [{"name": member["name"], "rate": "fast"}
+                            for member in plan.get("member_ports", []) if not member["peer_link"]]
+    if opts["lacp_suspend_individual"] is False:
+        lacp_interfaces += [{"name": channel["name"], "suspend_individual": False} for channel in plan["port_channels"]]
+    features = []
+    if lag_interfaces:
+        features.append("lacp")
+    if vpc:
+        features.append("vpc")
+    features.append("lldp")
+    vpc_args = None
+    vpc_interfaces: list[dict[str, Any]] = []
+    if vpc:
+        vpc_args = {"domain": str(vpc["domain"]), "pkl_dest": vpc["keepalive_destination"],
+                    "pkl_src": vpc["keepalive_source"], "pkl_vrf": opts["vpc_keepalive_vrf"],
+                    "peer_gw": bool(opts["vpc_peer_gateway"]), "auto_recovery": bool(opts["vpc_auto_recovery"])}
+        if vpc.get("role_priority") is not None:
+            vpc_args["role_priority"] = str(vpc["role_priority"])
+        if peer_link:
+            vpc_interfaces.append({"portchannel": str(peer_link["id"]), "peer_link": True})
+        vpc_interfaces += [{"portchannel": str(channel["id"]), "vpc": str(channel["vpc"])} for channel in plan["port_channels"]]
+    return {
+        "switch": plan["switch"],
+        "features": features,
+        "vlans": [{"vlan_id": vlan["id"], "name": vlan["name"]} for vlan in plan["vlans"]],
+        "interfaces": interfaces,
+        "member_interfaces": member_interfaces,
+        "l2_interfaces": l2_interfaces,
+        "lag_interfaces": lag_interfaces,
+        "lacp_interfaces": lacp_interfaces,
+        "vpc": vpc_args,
+        "vpc_interfaces": vpc_interfaces,
+        "qos_config": qos_config(plan, opts),
+        "port_config": port_config(plan),
+        "policy_names": names,
+    }
+
+
+def unrendered_lines(intent_: Mapping[str, Any]) -> list[str]:
+    """CLI lines of what nxos_feature, nxos_vpc and nxos_vpc_interface send to a blank switch.
+
+    Those modules have no `state: rendered`; the configuration preview and the golden files
+    use these lines, which follow the modules' own command templates.
+    """
+    lines = [f"feature {feature}" for feature in intent_["features"]]
+    vpc = intent_.get("vpc")
+    if vpc:
+        lines.append(f"vpc domain {vpc['domain']}")
+        lines.append(f"  peer-keepalive destination {vpc['pkl_dest']} source {vpc['pkl_src']} vrf {vpc['pkl_vrf']}")
+        if vpc.get("role_priority"):
+            lines.append(f"  role priority {vpc['role_priority']}")
+        if vpc.get("peer_gw"):
+            lines.append("  peer-gateway")
+        if vpc.get("auto_recovery"):
+            lines.append("  auto-recovery")
+    for item in intent_.get("vpc_interfaces", []):
+        lines.append(f"interface port-channel{item['portchannel']}")
+        lines.append("  vpc peer-link" if item.get("peer_link") else f"  vpc {item['vpc']}")
+    return lines
+
+
+def _by_name(items: Any, key: str = "name") -> dict[str, dict]:
+    return {str(item.get(key)): item for item in (items or []) if isinstance(item, Mapping)}
+
+
+def drift(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[str]:
+    """Differences between what a switch reports (resource modules, state gathered) and its intent.
+
+    gathered: {vlans, interfaces, l2_interfaces, lag_interfaces, lacp_interfaces}, each the
+    `gathered` list of that module. Returns one sentence per difference; [] means the switch
+    carries everything the model gives it. Extra configuration the model does not own is not
+    reported.
+    """
+    problems: list[str] = []
+    vlans = {int(v["vlan_id"]): v for v in gathered.get("vlans") or []}
+    for vlan in intent_["vlans"]:
+        have = vlans.get(vlan["vlan_id"])
+        if have is None:
+            problems.append(f"VLAN {vlan['vlan_id']} is missing")
+        elif have.get("name") != vlan["name"]:
+            problems.append(f"VLAN {vlan['vlan_id']} is named {have.get('name')!r}, the model says {vlan['name']!r}")
+    interfaces = _by_name(gathered.get("interfaces"))
+    for want in list(intent_["interfaces"]) + list(intent_["member_interfaces"]):
+        have = interfaces.get(want["name"])
+        if have is None:
+            problems.append(f"{want['name']} is missing")
+            continue
+        for key in ("description", "mtu", "enabled"):
+            if key in want and str(have.get(key)) != str(want[key]):
+                problems.append(f"{want['name']}: {key} is {have.get(key)!r}, the model says {want[key]!r}")
+        policy = ((want.get("service_policy") or {}).get("type_options") or {}).get("qos", {}).get("input")
+        have_policy = ((have.get("service_policy") or {}).get("type_options") or {}).get("qos", {}).get("input")
+        if policy != have_policy:
+            problems.append(f"{want['name']}: input QoS policy is {have_policy!r}, the model says {policy!r}")
+    l2 = _by_name(gathered.get("l2_interfaces"))
+    for want in intent_["l2_interfaces"]:
+        have = l2.get(want["name"], {"name": want["name"]})
+        if (have.get("mode") or "access") != (want.get("mode") or "access"):
+            problems.append(f"{want['name']}: switchport mode is {have.get('mode') or 'access'}, the model says {want.get('mode') or 'access'}")
+        if (have.get("access") or {}).get("vlan") != (want.get("access") or {}).get("vlan") and want.get("access"):
+            problems.append(f"{want['name']}: access VLAN is {(have.get('access') or {}).get('vlan')}, "
+                            f"the model says {want['access']['vlan']}")
+        want_trunk, have_trunk = want.get("trunk") or {}, have.get("trunk") or {}
+        if "allowed_vlans" in want_trunk:
+            from .vlans import expand
+            if expand(str(have_trunk.get("allowed_vlans") or "")) != expand(want_trunk["allowed_vlans"]):
+                problems.append(f"{want['name']}: trunk allows VLANs {have_trunk.get('allowed_vlans') or 'all'}, "
+                                f"the model says {want_trunk['allowed_vlans']}")
+        if want_trunk.get("native_vlan") != have_trunk.get("native_vlan") and want_trunk.get("native_vlan") is not None:
+            problems.append(f"{want['name']}: native VLAN is {have_trunk.get('native_vlan')}, the model says {want_trunk['native_vlan']}")
+    lags = _by_name(gathered.get("lag_interfaces"))
+    for want in intent_["lag_interfaces"]:
+        have_members = {m.get("member"): m.get("mode") for m in (lags.get(want["name"]) or {}).get("members") or []}
+        want_members = {m["member"]: m["mode"] for m in want["members"]}
+        if have_members != want_members:
+            problems.append(f"{want['name']}: members are {have_members or 'none'}, the model says {want_members}")
+    lacp = _by_name(gathered.get("lacp_interfaces"))
+    for want in intent_["lacp_interfaces"]:
+        have = lacp.get(want["name"], {})
+        for key in ("rate", "suspend_individual"):
+            if key in want and have.get(key) != want[key]:
+                problems.append(f"{want['name']}: LACP {key.replace('_', '-')} is {have.get(key)!r}, the model says {want[key]!r}")
+    return problems

@@ -1,0 +1,356 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+"""The facts the dgx_node role branches on, gathered in one pass: hardware present, capability detected."""
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: dgx_host_facts
+short_description: Detect what a DGX (or any apt-family host) can do before the compute layer configures it
+description:
+  - Gathers, in one module run, the facts the C(dgx_node) role branches on, as C(aipod_host).
+  - C(network) - whether the host uses netplan (C(netplan) installed and files in C(/etc/netplan)) or
+    plain systemd-networkd, whether networkd is enabled and running, and which interfaces are the
+    management path (the default route, the interfaces holding O(mgmt_addresses), the route back
+    to the SSH client) so that storage configuration can refuse to touch them, and whether the SSH
+    client's address falls inside O(storage_networks).
+  - C(nics) - for each of O(nics), whether it exists, its driver, whether it is a Mellanox/NVIDIA
+    ConnectX NIC with RDMA devices, its MTU and its ring sizes (current and maximum) where the
+    driver reports them.
+  - C(nfs) - whether this kernel can mount NFS now (C(nfs) in C(/proc/filesystems) or the module
+    loadable, and the privilege to mount), with the reason when it cannot.
+  - C(sysctl_writable) - whether C(/proc/sys) can be written here.
+  - C(packages_missing) - which of O(packages) are not installed (dpkg).
+  - C(tools) - paths of the programs the role may use (mlnx_qos, nvidia-smi, nvidia-container-runtime,
+    nvidia-ctk, dockerd, containerd, netplan, ethtool), or null.
+  - C(container_runtime) - Docker's C(daemon.json) (C(docker_config), null when it is not valid JSON) and
+    the default runtime configured for containerd.
+  - C(user_conflicts) - why O(user) could not get its uid/gid here (another account holds them, or
+    the account exists with other ids).
+version_added: "1.0.0"
+author: ONTAP AI pod bundle contributors
+options:
+  nics:
+    description: Network interfaces to describe (the storage NICs of the site model).
+    type: list
+    elements: str
+    default: []
+  mgmt_addresses:
+    description: Addresses of the management path (the host's management address, Ansible's target address).
+    type: list
+    elements: str
+    default: []
+  storage_networks:
+    description:
+      - Networks (CIDR) the storage configuration will route to (its subnets and static routes); the
+        result says which of them hold the SSH client's address (C(network.ssh_client_in_storage)).
+    type: list
+    elements: str
+    default: []
+  packages:
+    description: Debian packages to check for.
+    type: list
+    elements: str
+    default: []
+  user:
+    description: The common account to check (C(name), C(uid), C(group), C(gid)).
+    type: dict
+notes:
+  - Only reads; check mode runs it the same way.
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+  facts:
+    support: full
+"""
+
+EXAMPLES = r"""
+- name: Detect what this host can do
+  dgx_host_facts:
+    nics: [enp225s0f0, enp225s0f1]
+    mgmt_addresses: ["{{ ansible_host }}"]
+    packages: [nfs-common, ethtool]
+    user: {name: aipod, uid: 2000, group: aipod, gid: 2000}
+"""
+
+RETURN = r"""
+ansible_facts:
+  description: Facts set by the module.
+  returned: always
+  type: dict
+  contains:
+    aipod_host:
+      description: What the host has and can do (see the description for each key).
+      type: dict
+      returned: always
+      sample:
+        network: {renderer: networkd, netplan_files: [], networkd_enabled: false, networkd_active: false,
+                  mgmt_interfaces: [eth0, lo], default_route_interfaces: [eth0], ssh_client: 172.31.250.1,
+                  ssh_client_in_storage: []}
+        nics: {eth1: {present: true, driver: veth, mellanox: false, rdma_devices: [], mtu: 9000, rings: null,
+                      ring_error: "netlink error: Operation not supported"}}
+        nfs: {kernel: false, loadable: false, privileged: false, can_mount: false,
+              reason: "nfs is not in /proc/filesystems and no nfs module can be loaded"}
+        sysctl_writable: false
+        packages_missing: []
+        tools: {ethtool: /usr/sbin/ethtool, mlnx_qos: null}
+        container_runtime: {docker_config: {}, containerd_default: null}
+        user_conflicts: []
+"""
+
+import glob
+import grp
+import ipaddress
+import json
+import os
+import pwd
+import re
+from typing import Any, Callable
+
+from ansible.module_utils.basic import AnsibleModule
+
+MELLANOX_DRIVERS = ("mlx5_core", "mlx4_en", "mlx4_core")
+TOOLS = ("mlnx_qos", "nvidia-smi", "nvidia-container-runtime", "nvidia-ctk", "dockerd", "containerd", "netplan", "ethtool")
+CAP_SYS_ADMIN = 21
+
+
+# ----------------------------------------------------------------------------- pure functions
+def parse_ethtool_rings(text: str) -> dict[str, int] | None:
+    """Current and maximum RX/TX ring sizes from `ethtool -g` (None when the driver reports none)."""
+    section = None
+    values: dict[str, int] = {}
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.lower().startswith("pre-set maximums"):
+            section = "max"
+        elif stripped.lower().startswith("current hardware settings"):
+            section = "current"
+        match = re.match(r"^(RX|TX):\s+(\d+)", stripped)
+        if match and section:
+            key = match.group(1).lower() + ("_max" if section == "max" else "")
+            values[key] = int(match.group(2))
+    if not {"rx", "tx", "rx_max", "tx_max"} <= set(values):
+        return None
+    return values
+
+
+def parse_ethtool_driver(text: str) -> str | None:
+    match = re.search(r"^driver:\s*(\S+)", text, re.MULTILINE)
+    return match.group(1) if match else None
+
+
+def nfs_capability(filesystems: str, loadable: bool, cap_eff_hex: str | None) -> dict[str, Any]:
+    """Can this host mount NFS now, and if not, why not."""
+    kernel = bool(re.search(r"\bnfs4?\s*$", filesystems, re.MULTILINE))
+    try:
+        privileged = bool(int(cap_eff_hex or "0", 16) >> CAP_SYS_ADMIN & 1)
+    except ValueError:
+        privileged = False
+    reasons = []
+    if not (kernel or loadable):
+        reasons.append("nfs is not in /proc/filesystems and no nfs module can be loaded")
+    if not privileged:
+        reasons.append("this root lacks CAP_SYS_ADMIN, which mounting needs")
+    return {"kernel": kernel, "loadable": loadable, "privileged": privileged, "can_mount": not reasons,
+            "reason": "; ".join(reasons)}
+
+
+def docker_daemon_config(daemon_json: str | None) -> dict | None:
+    """Docker's daemon.json as a dict ({} when absent or empty; None when it is not a JSON object)."""
+    if not (daemon_json or "").strip():
+        return {}
+    try:
+        data = json.loads(daemon_json or "")
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def default_runtime_of_containerd(config_toml: str | None) -> str | None:
+    match = re.search(r'^\s*default_runtime_name\s*=\s*"([^"]+)"', config_toml or "", re.MULTILINE)
+    return match.group(1) if match else None
+
+
+def user_conflicts(user: dict | None, by_name: Callable, by_uid: Callable, group_by_name: Callable,
+                   group_by_gid: Callable) -> list[str]:
+    """Why the common account cannot have its ids here (each lookup returns None when absent)."""
+    if not user:
+        return []
+    problems = []
+    name, uid = user.get("name"), user.get("uid")
+    group, gid = user.get("group") or name, user.get("gid")
+    holder = by_uid(uid) if uid is not None else None
+    if holder is not None and holder.pw_name != name:
+        problems.append(f"uid {uid} belongs to user '{holder.pw_name}'")
+    existing = by_name(name) if name else None
+    if existing is not None and uid is not None and existing.pw_uid != uid:
+        problems.append(f"user '{name}' exists with uid {existing.pw_uid}, not {uid}")
+    group_holder = group_by_gid(gid) if gid is not None else None
+    if group_holder is not None and group_holder.gr_name != group:
+        problems.append(f"gid {gid} belongs to group '{group_holder.gr_name}'")
+    existing_group = group_by_name(group) if group else None
+    if existing_group is not None and gid is not None and existing_group.gr_gid != gid:
+        problems.append(f"group '{group}' exists with gid {existing_group.gr_gid}, not {gid}")
+    return problems
+
+
+def networks_holding(address: str | None, networks: list[str]) -> list[str]:
+    """The networks (CIDR) that contain address; unparsable entries hold nothing."""
+    if not address:
+        return []
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return []
+    holding = []
+    for network in networks:
+        try:
+            if ip in ipaddress.ip_network(network, strict=False):
+                holding.append(network)
+        except ValueError:
+            continue
+    return holding
+
+
+def netplan_files(root: str = "/") -> list[str]:
+    found = []
+    for directory in ("etc/netplan", "run/netplan", "lib/netplan"):
+        found += glob.glob(os.path.join(root, directory, "*.yaml")) + glob.glob(os.path.join(root, directory, "*.yml"))
+    return sorted(found)
+
+
+# ----------------------------------------------------------------------------- reading the host
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def _lookup(function: Callable, key: Any) -> Any:
+    try:
+        return function(key)
+    except (KeyError, TypeError, OverflowError):
+        return None
+
+
+class HostReader:
+    """Everything the module asks the host, through run_command and the file system."""
+
+    def __init__(self, module: AnsibleModule) -> None:
+        self.module = module
+        self.tools = {tool: module.get_bin_path(tool, opt_dirs=["/usr/sbin", "/sbin", "/usr/local/sbin"]) for tool in TOOLS}
+        self.ip = module.get_bin_path("ip", opt_dirs=["/usr/sbin", "/sbin"])
+
+    def run(self, *argv: str) -> tuple[int, str, str]:
+        return self.module.run_command(list(argv), environ_update={"LC_ALL": "C"})
+
+    def ip_json(self, *argv: str) -> list:
+        if not self.ip:
+            return []
+        rc, out, _err = self.run(self.ip, "-j", *argv)
+        try:
+            return json.loads(out) if rc == 0 and out.strip() else []
+        except ValueError:
+            return []
+
+    def network(self, mgmt_addresses: list[str], storage_networks: list[str]) -> dict[str, Any]:
+        defaults = sorted({route.get("dev") for route in self.ip_json("-4", "route", "show", "default") if route.get("dev")})
+        holders = set()
+        for link in self.ip_json("-4", "addr", "show"):
+            for info in link.get("addr_info", []):
+                if info.get("local") in mgmt_addresses:
+                    holders.add(link.get("ifname"))
+        client = (os.environ.get("SSH_CONNECTION") or "").split()
+        back = set()
+        if client:
+            back = {route.get("dev") for route in self.ip_json("-4", "route", "get", client[0]) if route.get("dev")}
+        files = netplan_files()
+        networkd_enabled = self.run("systemctl", "is-enabled", "systemd-networkd.service")[1].strip() == "enabled"
+        networkd_active = self.run("systemctl", "is-active", "systemd-networkd.service")[1].strip() == "active"
+        return {
+            "renderer": "netplan" if files and self.tools["netplan"] else "networkd",
+            "netplan_files": files,
+            "networkd_enabled": networkd_enabled,
+            "networkd_active": networkd_active,
+            "default_route_interfaces": defaults,
+            "mgmt_interfaces": sorted((set(defaults) | holders | back | {"lo"}) - {None}),
+            "ssh_client": client[0] if client else None,
+            "ssh_client_in_storage": networks_holding(client[0] if client else None, storage_networks),
+        }
+
+    def nic(self, name: str) -> dict[str, Any]:
+        base = f"/sys/class/net/{name}"
+        if not os.path.exists(base):
+            return {"present": False}
+        driver_link = os.path.join(base, "device", "driver")
+        driver = os.path.basename(os.readlink(driver_link)) if os.path.islink(driver_link) else None
+        ethtool = self.tools["ethtool"]
+        rings, ring_error = None, "ethtool is not installed"
+        if ethtool:
+            if driver is None:
+                driver = parse_ethtool_driver(self.run(ethtool, "-i", name)[1])
+            rc, out, err = self.run(ethtool, "-g", name)
+            rings = parse_ethtool_rings(out) if rc == 0 else None
+            ring_error = None if rings else ((err or out).strip() or "the driver reports no ring sizes")
+        rdma = sorted(os.listdir(os.path.join(base, "device", "infiniband"))) \
+            if os.path.isdir(os.path.join(base, "device", "infiniband")) else []
+        mtu = (_read(os.path.join(base, "mtu")) or "").strip()
+        return {"present": True, "driver": driver, "mellanox": driver in MELLANOX_DRIVERS, "rdma_devices": rdma,
+                "mtu": int(mtu) if mtu.isdigit() else None, "rings": rings, "ring_error": ring_error}
+
+    def nfs(self) -> dict[str, Any]:
+        modprobe = self.module.get_bin_path("modprobe", opt_dirs=["/usr/sbin", "/sbin"])
+        loadable = False
+        if modprobe and (_read("/proc/sys/kernel/modules_disabled") or "0").strip() == "0":
+            loadable = self.run(modprobe, "-n", "-q", "nfs")[0] == 0
+        status = _read("/proc/self/status") or ""
+        match = re.search(r"^CapEff:\s*([0-9a-fA-F]+)", status, re.MULTILINE)
+        return nfs_capability(_read("/proc/filesystems") or "", loadable, match.group(1) if match else None)
+
+    def packages_missing(self, packages: list[str]) -> list[str]:
+        if not packages:
+            return []
+        rc, out, _err = self.run("dpkg-query", "-W", "-f", "${Package} ${Status}\\n", *packages)
+        installed = {line.split()[0] for line in out.splitlines() if line.endswith("install ok installed")}
+        return [package for package in packages if package not in installed]
+
+
+def gather(module: AnsibleModule) -> dict[str, Any]:
+    params = module.params
+    reader = HostReader(module)
+    return {
+        "network": reader.network(params["mgmt_addresses"], params["storage_networks"]),
+        "nics": {name: reader.nic(name) for name in params["nics"]},
+        "nfs": reader.nfs(),
+        "sysctl_writable": os.access("/proc/sys/net/core/rmem_max", os.W_OK) or os.access("/proc/sys/vm/swappiness", os.W_OK),
+        "packages_missing": reader.packages_missing(params["packages"]),
+        "tools": reader.tools,
+        "container_runtime": {
+            "docker_config": docker_daemon_config(_read("/etc/docker/daemon.json")),
+            "containerd_default": default_runtime_of_containerd(_read("/etc/containerd/config.toml")),
+        },
+        "user_conflicts": user_conflicts(params["user"], lambda n: _lookup(pwd.getpwnam, n), lambda u: _lookup(pwd.getpwuid, u),
+                                         lambda n: _lookup(grp.getgrnam, n), lambda g: _lookup(grp.getgrgid, g)),
+    }
+
+
+def main() -> None:
+    module = AnsibleModule(
+        argument_spec={
+            "nics": {"type": "list", "elements": "str", "default": []},
+            "mgmt_addresses": {"type": "list", "elements": "str", "default": []},
+            "storage_networks": {"type": "list", "elements": "str", "default": []},
+            "packages": {"type": "list", "elements": "str", "default": []},
+            "user": {"type": "dict"},
+        },
+        supports_check_mode=True,
+    )
+    module.exit_json(changed=False, ansible_facts={"aipod_host": gather(module)})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,202 @@
+"""The Kubernetes and Trident layers against the lab's real kube-apiserver (lab/kubernetes).
+
+The module starts the lab component through lab/lab with a fresh datastore and works on a copy
+of inventories/lab whose kubeconfig path points at the lab's, so that tests can change the model.
+The last tests stand in for what the lab cannot run (kubelets, Trident's controller) by writing
+Node objects and status the way those components would, to show that the verification passes
+and fails on what it reads.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import ssl
+import subprocess
+import urllib.error
+import urllib.request
+
+import pytest
+import yaml
+from kubernetes_helpers import REPO, recap, run_playbook
+
+pytestmark = [pytest.mark.lab, pytest.mark.slow]
+LAB = REPO / ".lab" / "kubernetes"
+KUBECONFIG = LAB / "kubeconfig"
+
+
+def lab(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(REPO / "lab" / "lab"), *args], cwd=REPO, capture_output=True, text=True, timeout=1800)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A fresh lab API server; stopped afterwards unless it was running before."""
+    was_running = lab("status", "kubernetes").returncode == 0
+    stopped = lab("stop", "kubernetes")
+    assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+    started = lab("start", "kubernetes")
+    assert started.returncode == 0, started.stdout + started.stderr
+    from kubernetes import client, config
+
+    api = config.new_client_from_config(str(KUBECONFIG))
+    yield {"core": client.CoreV1Api(api), "storage": client.StorageV1Api(api), "apps": client.AppsV1Api(api),
+           "custom": client.CustomObjectsApi(api), "extensions": client.ApiextensionsV1Api(api)}
+    if not was_running:
+        lab("stop", "kubernetes")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, cluster):
+    """A copy of inventories/lab that adopts the lab's API server by absolute kubeconfig path."""
+    root = tmp_path_factory.mktemp("site")
+    inventory = root / "inventories" / "lab"
+    shutil.copytree(REPO / "inventories" / "lab", inventory)
+    path = inventory / "group_vars" / "all" / "kubernetes.yml"
+    path.write_text(path.read_text().replace("../../.lab/kubernetes/kubeconfig", str(KUBECONFIG)))
+    return {"inventory": inventory, "tmp": root}
+
+
+def edit_trident(site, change) -> None:
+    path = site["inventory"] / "group_vars" / "all" / "trident.yml"
+    data = yaml.safe_load(path.read_text())
+    change(data["trident"])
+    path.write_text("---\n" + yaml.safe_dump(data, sort_keys=False))
+
+
+def layer(site, playbook: str, *args: str, check: bool = False):
+    return run_playbook(site["tmp"], "-i", str(site["inventory"]), f"playbooks/{playbook}", *args, check=check)
+
+
+def test_the_lab_serves_tls_with_its_own_ca_and_refuses_anonymous_requests(cluster):
+    assert lab("status", "kubernetes").returncode == 0
+    assert oct(KUBECONFIG.stat().st_mode & 0o777) == "0o600"
+    kubeconfig = yaml.safe_load(KUBECONFIG.read_text())
+    server = kubeconfig["clusters"][0]["cluster"]["server"]
+    assert server.startswith("https://127.0.0.1:")
+    context = ssl.create_default_context(cafile=str(LAB / "pki" / "ca.crt"))
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(server + "/version", context=context, timeout=10)
+    assert refused.value.code == 401
+    from kubernetes import client
+
+    assert client.VersionApi(cluster["core"].api_client).get_code().git_version == "v1.20.2"
+    # The cached binaries are verified on every start; --check verifies without building.
+    assert subprocess.run([str(REPO / "lab" / "kubernetes" / "build"), "--check"], capture_output=True).returncode == 0
+    names = {crd.metadata.name for crd in cluster["extensions"].list_custom_resource_definition().items}
+    assert {"tridentbackendconfigs.trident.netapp.io", "tridentorchestrators.trident.netapp.io"} <= names
+
+
+def test_build_check_detects_a_corrupted_cache(tmp_path):
+    cached = tmp_path / "v1.20.2-r1"
+    (cached / "bin").mkdir(parents=True)
+    (cached / "bin" / "kube-apiserver").write_text("built\n")
+    subprocess.run("sha256sum bin/* > SHA256SUMS", shell=True, cwd=cached, check=True)
+    env = dict(os.environ, AIPOD_KUBE_CACHE=str(tmp_path))
+    build = str(REPO / "lab" / "kubernetes" / "build")
+    assert subprocess.run([build, "--check"], env=env, capture_output=True).returncode == 0
+    (cached / "bin" / "kube-apiserver").write_text("tampered\n")
+    result = subprocess.run([build, "--check"], env=env, capture_output=True, text=True)
+    assert result.returncode == 1 and "do not match their checksums" in result.stderr
+
+
+def test_changed_mount_options_are_previewed_then_replace_the_class(site, cluster):
+    # Apply and re-run idempotence on the unchanged model are the molecule scenario's; here the model changes.
+    from kubernetes import client
+
+    assert recap(layer(site, "trident.yml").stdout)["changed"] > 0
+    cluster["storage"].create_storage_class(client.V1StorageClass(
+        metadata=client.V1ObjectMeta(name="standard", annotations={"storageclass.kubernetes.io/is-default-class": "true"}),
+        provisioner="example.com/other"))
+    edit_trident(site, lambda t: t["storage_classes"][1].update(mount_options=["vers=4.1", "nconnect=8", "hard"]))
+
+    preview = layer(site, "trident.yml", "--check", "--diff")
+    assert recap(preview.stdout)["failed"] == 0
+    assert "ontap-flexvol (mountOptions changed)" in preview.stdout
+    assert "Other default StorageClasses to demote: standard" in preview.stdout
+    assert cluster["storage"].read_storage_class("ontap-flexvol").mount_options == [
+        "vers=4.1", "nconnect=16", "rsize=262144", "wsize=262144", "hard"]
+
+    applied = layer(site, "trident.yml")
+    assert recap(applied.stdout)["changed"] >= 2
+    assert cluster["storage"].read_storage_class("ontap-flexvol").mount_options == ["vers=4.1", "nconnect=8", "hard"]
+    defaults = [sc.metadata.name for sc in cluster["storage"].list_storage_class().items
+                if (sc.metadata.annotations or {}).get("storageclass.kubernetes.io/is-default-class") == "true"]
+    assert defaults == ["ontap-flexgroup"]
+    again = layer(site, "trident.yml")
+    assert recap(again.stdout)["changed"] == 0, again.stdout[-4000:]
+
+
+def test_helm_install_is_refused_before_any_change_on_an_old_server(site, cluster):
+    edit_trident(site, lambda t: t.update(install={"method": "helm", "chart_repo": "https://charts.example.invalid",
+                                                  "chart_version": "100.2602.1"}))
+    before = cluster["storage"].list_storage_class().metadata.resource_version
+    result = layer(site, "trident.yml")
+    assert result.returncode != 0
+    assert "The cluster runs Kubernetes 1.20.2; the Trident operator (helm) needs 1.24 or newer" in result.stdout
+    assert recap(result.stdout)["changed"] == 0
+    assert cluster["storage"].list_storage_class().metadata.resource_version == before
+    edit_trident(site, lambda t: t.update(install={"method": "preinstalled"}))
+
+
+def test_verification_on_a_bare_api_server_reports_what_it_cannot_check(site, cluster):
+    result = layer(site, "verify_kubernetes.yml", "-e", f"verify_kubernetes_report={site['tmp']}/bare.json")
+    assert result.returncode == 0, result.stdout[-4000:]
+    report = json.loads((site["tmp"] / "bare.json").read_text())
+    status = {c["name"]: c["status"] for c in report["checks"]}
+    assert report["ok"] is True
+    assert status == {"nodes_ready": "not_checked", "gpus_allocatable": "not_checked",
+                      "backend_online:lab-flexgroups": "not_checked", "backend_online:lab-flexvols": "not_checked",
+                      "backend_online:lab-anf": "not_checked",
+                      "storage_classes": "pass", "one_default_class": "pass", "snapshot_class": "pass",
+                      "pvc_bind_snapshot_clone": "not_checked"}
+
+
+def _stand_in_for_kubelets_and_trident(cluster) -> None:
+    """Write what kubelets and Trident's controller would: Ready nodes with GPUs, backend status, the controller."""
+    from kubernetes import client
+
+    for name in ("dgx01", "dgx02", "dgx03", "dgx04"):
+        cluster["core"].create_node(client.V1Node(metadata=client.V1ObjectMeta(name=name)))
+        gpus = "7" if name == "dgx02" else "8"
+        cluster["core"].patch_node_status(name, {"status": {
+            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "stand-in"}],
+            "allocatable": {"nvidia.com/gpu": gpus, "cpu": "128", "memory": "1Ti", "pods": "110"},
+            "capacity": {"nvidia.com/gpu": gpus, "cpu": "128", "memory": "1Ti", "pods": "110"}}})
+    for backend in ("lab-flexgroups", "lab-flexvols", "lab-anf"):
+        cluster["custom"].patch_namespaced_custom_object_status(
+            "trident.netapp.io", "v1", "trident", "tridentbackendconfigs", backend,
+            {"status": {"phase": "Bound", "lastOperationStatus": "Success", "message": "stand-in"}})
+        cluster["custom"].create_namespaced_custom_object(
+            "trident.netapp.io", "v1", "trident", "tridentbackends",
+            {"apiVersion": "trident.netapp.io/v1", "kind": "TridentBackend", "metadata": {"name": f"tbe-{backend}"},
+             "backendName": backend, "state": "online"})
+    cluster["apps"].create_namespaced_deployment("trident", client.V1Deployment(
+        metadata=client.V1ObjectMeta(name="trident-controller"),
+        spec=client.V1DeploymentSpec(
+            selector=client.V1LabelSelector(match_labels={"app": "controller.csi.trident.netapp.io"}),
+            template=client.V1PodTemplateSpec(
+                metadata=client.V1ObjectMeta(labels={"app": "controller.csi.trident.netapp.io"}),
+                spec=client.V1PodSpec(containers=[client.V1Container(name="trident-main", image="stand-in")])))))
+
+
+def test_verification_fails_on_missing_gpus_and_a_pvc_that_never_binds(site, cluster):
+    _stand_in_for_kubelets_and_trident(cluster)
+    report_path = site["tmp"] / "nodes.json"
+    result = layer(site, "verify_kubernetes.yml", "-e", f"verify_kubernetes_report={report_path}",
+                   "-e", "verify_kubernetes_pvc_timeout=10")
+    assert result.returncode != 0
+    assert report_path.exists(), result.stdout[-4000:]
+    report = json.loads(report_path.read_text())
+    checks = {c["name"]: c for c in report["checks"]}
+    assert report["ok"] is False
+    assert checks["nodes_ready"]["status"] == "pass"
+    assert checks["gpus_allocatable"] == {"name": "gpus_allocatable", "status": "fail", "detail": "dgx02 offers 7 of its 8 GPUs"}
+    assert checks["backend_online:lab-flexgroups"]["status"] == "pass"
+    # Schedulable nodes and online backends: the PVC workflow runs, and with no provisioner its PVC never binds.
+    assert checks["pvc_bind_snapshot_clone"]["status"] == "fail"
+    assert "bind" in checks["pvc_bind_snapshot_clone"]["detail"]
+    assert [f["name"] for f in report["failures"]] == ["gpus_allocatable", "pvc_bind_snapshot_clone"]
+    assert checks["pvc_cleanup"]["status"] == "pass"
+    leftovers = [ns.metadata.name for ns in cluster["core"].list_namespace().items if ns.metadata.name.startswith("aipod-verify-")]
+    assert leftovers == []

@@ -1,0 +1,59 @@
+"""Compute-layer filters: which files configure the storage NICs, and which ring sizes to set."""
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from filter.aipod_compute import FilterModule
+
+FILTERS = FilterModule().filters()
+UNTAGGED = {"device": "eth1", "parent": "eth1", "vlan": None, "cidr": "172.31.251.11/24", "mtu": 9000, "routes": []}
+TAGGED = {"device": "enp225s0f1.3112", "parent": "enp225s0f1", "vlan": 3112, "cidr": "100.127.201.11/24", "mtu": 9000,
+          "routes": []}
+
+
+def test_networkd_files_per_nic_and_vlan():
+    files = FILTERS["aipod_storage_network_files"]([UNTAGGED, TAGGED], "networkd", "/etc/aipod/storage-net/")
+    assert [(f["dest"], f["template"], f["mode"]) for f in files] == [
+        ("/etc/aipod/storage-net/60-aipod-eth1.network", "networkd-address.network.j2", "0644"),
+        ("/etc/aipod/storage-net/60-aipod-enp225s0f1.network", "networkd-vlan-parent.network.j2", "0644"),
+        ("/etc/aipod/storage-net/60-aipod-enp225s0f1.3112.netdev", "networkd-vlan.netdev.j2", "0644"),
+        ("/etc/aipod/storage-net/60-aipod-enp225s0f1.3112.network", "networkd-address.network.j2", "0644"),
+    ]
+    assert files[0]["vars"] == {"nic": UNTAGGED}
+
+
+def test_netplan_is_one_file():
+    files = FILTERS["aipod_storage_network_files"]([UNTAGGED, TAGGED], "netplan", "/etc/aipod/storage-net")
+    assert [(f["dest"], f["mode"]) for f in files] == [("/etc/aipod/storage-net/60-aipod-storage.yaml", "0600")]
+
+
+def test_unknown_renderer_is_an_error():
+    with pytest.raises(AnsibleFilterError, match="renderer must be netplan or networkd"):
+        FILTERS["aipod_storage_network_files"]([UNTAGGED], "ifupdown", "/tmp")
+
+
+def test_ring_sizes_are_capped_and_unsupported_nics_left_out():
+    nics = {"enp225s0f0": {"rings": {"rx": 1024, "tx": 1024, "rx_max": 8192, "tx_max": 4096}},
+            "enp225s0f1": {"rings": {"rx": 8192, "tx": 8192, "rx_max": 8192, "tx_max": 8192}},
+            "eth1": {"rings": None}}
+    assert FILTERS["aipod_ring_settings"](nics, 8192) == [
+        {"name": "enp225s0f0", "rx": 8192, "tx": 4096, "current_rx": 1024, "current_tx": 1024, "differs": True},
+        {"name": "enp225s0f1", "rx": 8192, "tx": 8192, "current_rx": 8192, "current_tx": 8192, "differs": False},
+    ]
+    assert FILTERS["aipod_ring_settings"](nics, 0) == []
+
+
+def test_compute_plans_of_the_lab_pod():
+    from aipod_site.inventory import load_site
+    model = load_site("inventories/lab").model
+    plans = FILTERS["aipod_compute_plans"](model, ["dgx01", "dgx02"])
+    assert sorted(plans) == ["dgx01", "dgx02"]
+    assert [nic["cidr"] for nic in plans["dgx02"]["nics"]] == ["172.31.251.12/24", "172.31.252.12/24"]
+    assert [mount["src"] for mount in plans["dgx01"]["mounts"]] == ["172.31.251.101:/data", "172.31.251.103:/home_vol"]
+    assert plans["dgx01"]["roce"] is True and plans["dgx01"]["gpus"]["count"] == 8
+    assert plans["dgx01"]["common_user"] == {"name": "aipod", "uid": 2000, "group": "aipod", "gid": 2000}
+    model["hosts"]["dgx02"]["groups"] = ["dgx"]
+    assert FILTERS["aipod_compute_plans"](model, ["dgx02"])["dgx02"]["common_user"] == {}
+    with pytest.raises(AnsibleFilterError, match="'lab-sw-a' is not a DGX"):
+        FILTERS["aipod_compute_plans"](model, ["lab-sw-a"])

@@ -1,0 +1,69 @@
+"""config_files module: several files and directories in one run, idempotent, check mode, diffs."""
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+from ansible.module_utils.testing import patch_module_args
+
+from modules import config_files
+
+
+def run(capsys, args: dict, check: bool = False) -> dict:
+    if check:
+        args = dict(args, _ansible_check_mode=True)
+    with patch_module_args(args), pytest.raises(SystemExit) as exit_info:
+        config_files.main()
+    result = json.loads(capsys.readouterr().out)
+    assert exit_info.value.code == 0, result
+    return result
+
+
+def args_for(tmp_path, content="a = 1\n", mode="0640"):
+    return {"files": [{"dest": str(tmp_path / "etc" / "x.conf"), "content": content, "mode": mode},
+                      {"dest": str(tmp_path / "y.sh"), "content": "#!/bin/sh\n", "mode": "0755"}],
+            "directories": [{"path": str(tmp_path / "mnt" / "data"), "mode": "0750"}]}
+
+
+def test_creates_then_leaves_alone(tmp_path, capsys):
+    first = run(capsys, args_for(tmp_path))
+    assert first["changed"] is True
+    assert first["files"] == {str(tmp_path / "etc" / "x.conf"): "created", str(tmp_path / "y.sh"): "created",
+                              str(tmp_path / "mnt" / "data"): "created"}
+    assert (tmp_path / "etc" / "x.conf").read_text() == "a = 1\n"
+    assert stat.S_IMODE(os.stat(tmp_path / "etc" / "x.conf").st_mode) == 0o640
+    assert stat.S_IMODE(os.stat(tmp_path / "y.sh").st_mode) == 0o755
+    assert stat.S_IMODE(os.stat(tmp_path / "mnt" / "data").st_mode) == 0o750
+    second = run(capsys, args_for(tmp_path))
+    assert second["changed"] is False
+    assert set(second["files"].values()) == {"unchanged"}
+
+
+def test_check_mode_reports_without_writing(tmp_path, capsys):
+    result = run(capsys, args_for(tmp_path), check=True)
+    assert result["changed"] is True
+    assert not (tmp_path / "etc").exists() and not (tmp_path / "mnt").exists()
+    assert result["diff"][0] == {"before_header": str(tmp_path / "mnt" / "data"), "after_header": str(tmp_path / "mnt" / "data"),
+                                 "before": "(absent)\n", "after": "(directory)\n"}
+    assert result["diff"][1]["after"] == "a = 1\n" and result["diff"][1]["before"] == ""
+
+
+def test_content_and_mode_drift_are_corrected(tmp_path, capsys):
+    run(capsys, args_for(tmp_path))
+    os.chmod(tmp_path / "y.sh", 0o700)
+    result = run(capsys, args_for(tmp_path, content="a = 2\n"))
+    assert result["changed"] is True
+    assert result["files"][str(tmp_path / "etc" / "x.conf")] == "updated"
+    assert result["files"][str(tmp_path / "y.sh")] == "attributes"
+    assert [d["before"] for d in result["diff"]] == ["a = 1\n"]
+    assert (tmp_path / "etc" / "x.conf").read_text() == "a = 2\n"
+    assert stat.S_IMODE(os.stat(tmp_path / "y.sh").st_mode) == 0o755
+
+
+def test_plan_and_diff_helpers():
+    assert config_files.plan_file(None, b"x") == "created"
+    assert config_files.plan_file(b"x", b"x") == "unchanged"
+    assert config_files.plan_file(b"x", b"y") == "updated"
+    assert config_files.diff_of("/f", b"\0bin", b"new")["before"] == "(binary or large file)\n"

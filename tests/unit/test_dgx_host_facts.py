@@ -1,0 +1,84 @@
+"""dgx_host_facts: the readings the dgx_node role branches on (pure parts)."""
+from __future__ import annotations
+
+import grp
+import pwd
+
+import pytest
+
+from modules import dgx_host_facts as facts
+
+MLX_RINGS = """Ring parameters for enp225s0f0:
+Pre-set maximums:
+RX:\t\t8192
+RX Mini:\tn/a
+RX Jumbo:\tn/a
+TX:\t\t8192
+Current hardware settings:
+RX:\t\t1024
+RX Mini:\tn/a
+RX Jumbo:\tn/a
+TX:\t\t1024
+RX Buf Len:\tn/a
+"""
+
+
+def test_ring_sizes_of_a_connectx_nic():
+    assert facts.parse_ethtool_rings(MLX_RINGS) == {"rx_max": 8192, "tx_max": 8192, "rx": 1024, "tx": 1024}
+
+
+@pytest.mark.parametrize("text", ["", "netlink error: Operation not supported", "Pre-set maximums:\nRX: 4096\n"])
+def test_no_ring_sizes_when_the_driver_reports_none(text):
+    assert facts.parse_ethtool_rings(text) is None
+
+
+def test_driver_from_ethtool_i():
+    assert facts.parse_ethtool_driver("driver: mlx5_core\nversion: 24.01\nbus-info: 0000:e1:00.0\n") == "mlx5_core"
+    assert facts.parse_ethtool_driver("") is None
+
+
+def test_nfs_capability_needs_the_filesystem_and_the_privilege():
+    with_nfs = "nodev\tsysfs\nnodev\tnfs\nnodev\tnfs4\n"
+    sys_admin = format(1 << 21, "x")
+    assert facts.nfs_capability(with_nfs, False, sys_admin) == {
+        "kernel": True, "loadable": False, "privileged": True, "can_mount": True, "reason": ""}
+    assert facts.nfs_capability("nodev\tsysfs\n", True, sys_admin)["can_mount"] is True
+    container = facts.nfs_capability("nodev\tsysfs\n\text4\n", False, "a80425fb")
+    assert container["can_mount"] is False
+    assert container["reason"] == ("nfs is not in /proc/filesystems and no nfs module can be loaded; "
+                                   "this root lacks CAP_SYS_ADMIN, which mounting needs")
+    assert facts.nfs_capability("nodev\tnfsd\n", False, sys_admin)["kernel"] is False
+
+
+def test_docker_and_containerd_runtime_readings():
+    assert facts.docker_daemon_config(None) == {}
+    assert facts.docker_daemon_config('{"default-runtime": "nvidia"}') == {"default-runtime": "nvidia"}
+    assert facts.docker_daemon_config("{broken") is None
+    assert facts.docker_daemon_config("[1]") is None
+    toml = '[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "nvidia"\n'
+    assert facts.default_runtime_of_containerd(toml) == "nvidia"
+    assert facts.default_runtime_of_containerd("") is None
+
+
+def test_networks_holding_the_ssh_client():
+    assert facts.networks_holding("100.127.5.9", ["100.127.0.0/17", "100.127.128.0/17", "bad"]) == ["100.127.0.0/17"]
+    assert facts.networks_holding(None, ["10.0.0.0/8"]) == []
+    assert facts.networks_holding("not-an-ip", ["10.0.0.0/8"]) == []
+
+
+def lookups(users: dict, groups: dict):
+    by_name = {name: pwd.struct_passwd((name, "x", uid, 0, "", "/", "/bin/sh")) for name, uid in users.items()}
+    by_uid = {entry.pw_uid: entry for entry in by_name.values()}
+    groups_by_name = {name: grp.struct_group((name, "x", gid, [])) for name, gid in groups.items()}
+    groups_by_gid = {entry.gr_gid: entry for entry in groups_by_name.values()}
+    return by_name.get, by_uid.get, groups_by_name.get, groups_by_gid.get
+
+
+def test_common_user_conflicts():
+    user = {"name": "aipod", "uid": 2000, "group": "aipod", "gid": 2000}
+    assert facts.user_conflicts(user, *lookups({"aipod": 2000}, {"aipod": 2000})) == []
+    assert facts.user_conflicts(user, *lookups({}, {})) == []
+    assert facts.user_conflicts(user, *lookups({"bob": 2000, "aipod": 2001}, {"staff": 2000})) == [
+        "uid 2000 belongs to user 'bob'", "user 'aipod' exists with uid 2001, not 2000",
+        "gid 2000 belongs to group 'staff'"]
+    assert facts.user_conflicts(None, *lookups({}, {})) == []

@@ -1,0 +1,74 @@
+"""host_storage_plan (model.py) and its filter aipod_host_storage_plan: what a DGX's OS configures."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from aipod_site import model as site_model
+from aipod_site.inventory import load_site
+from filter.aipod_compute import FilterModule
+
+BASE = {
+    "networks": [
+        {"name": "mgmt", "purpose": "mgmt", "subnet": "10.0.0.0/24", "gateway": "10.0.0.1", "mtu": 1500},
+        {"name": "storage-a", "purpose": "storage", "vlan": 3111, "subnet": "100.127.101.0/24", "gateway": "100.127.101.1",
+         "mtu": 9000, "routes": [{"to": "100.127.0.0/17", "metric": 20}, {"to": "100.127.128.0/17", "metric": 30}]},
+        {"name": "storage-b", "purpose": "storage", "vlan": 3112, "subnet": "100.127.201.0/24", "mtu": 9000,
+         "routes": [{"to": "100.127.128.0/17", "via": "100.127.201.254", "metric": 20}]},
+    ],
+    "hosts": {
+        "dgx1": {"groups": ["dgx"], "dgx": {"mgmt_address": "10.0.0.11", "storage_nics": [
+            {"name": "enp225s0f0", "network": "storage-a", "address": "100.127.101.11"},
+            {"name": "enp225s0f1", "network": "storage-b", "address": "100.127.201.11", "tagged": True, "route_metric": 40},
+        ]}},
+        "cp1": {"groups": ["servers"], "server": {"mgmt_address": "10.0.0.21", "storage_nics": [
+            {"name": "ens1", "network": "storage-a", "address": "100.127.101.21", "mtu": 9000}]}},
+    },
+}
+
+
+def test_untagged_nic_carries_its_address_mtu_and_the_networks_routes():
+    plan = site_model.host_storage_plan(BASE, "dgx1")
+    assert plan[0] == {
+        "device": "enp225s0f0", "parent": "enp225s0f0", "vlan": None, "network": "storage-a",
+        "address": "100.127.101.11", "prefix_len": 24, "cidr": "100.127.101.11/24", "mtu": 9000,
+        "routes": [{"to": "100.127.0.0/17", "via": "100.127.101.1", "metric": 20},
+                   {"to": "100.127.128.0/17", "via": "100.127.101.1", "metric": 30}],
+    }
+
+
+def test_tagged_nic_becomes_a_vlan_device_and_its_route_metric_wins():
+    plan = site_model.host_storage_plan(BASE, "dgx1")
+    assert plan[1]["device"] == "enp225s0f1.3112"
+    assert plan[1]["parent"] == "enp225s0f1"
+    assert plan[1]["vlan"] == 3112
+    assert plan[1]["routes"] == [{"to": "100.127.128.0/17", "via": "100.127.201.254", "metric": 40}]
+
+
+def test_servers_have_a_plan_too():
+    assert [nic["cidr"] for nic in site_model.host_storage_plan(BASE, "cp1")] == ["100.127.101.21/24"]
+
+
+def test_nics_on_unknown_networks_and_unknown_hosts_yield_nothing():
+    broken = copy.deepcopy(BASE)
+    broken["hosts"]["dgx1"]["dgx"]["storage_nics"][0]["network"] = "nowhere"
+    assert [nic["device"] for nic in site_model.host_storage_plan(broken, "dgx1")] == ["enp225s0f1.3112"]
+    assert site_model.host_storage_plan(BASE, "nobody") == []
+
+
+def test_lab_inventory_gives_untagged_jumbo_nics():
+    site = load_site("inventories/lab")
+    plan = site_model.host_storage_plan(site.model, "dgx03")
+    assert [(nic["device"], nic["cidr"], nic["mtu"], nic["vlan"]) for nic in plan] == [
+        ("eth1", "172.31.251.13/24", 9000, None), ("eth2", "172.31.252.13/24", 9000, None)]
+
+
+def test_filter_checks_its_input():
+    storage_plan = FilterModule().filters()["aipod_host_storage_plan"]
+    assert storage_plan(BASE, "dgx1")[0]["device"] == "enp225s0f0"
+    with pytest.raises(AnsibleFilterError, match="expected the site model"):
+        storage_plan({"networks": []}, "dgx1")
+    with pytest.raises(AnsibleFilterError, match="'switch1' is not a DGX or server"):
+        storage_plan(BASE, "switch1")

@@ -1,0 +1,29 @@
+"""The filter glue of plugins/filter/aipod_kubernetes.py: registered names and errors that name the bad input."""
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+from filter import aipod_kubernetes as f
+
+
+def test_every_filter_is_registered():
+    assert set(f.FilterModule().filters()) == {
+        "aipod_trident_plan", "aipod_deepops_plan", "aipod_kubeconfig_source", "aipod_kube_node_cidrs",
+        "aipod_storage_class_changes", "aipod_snapshot_api_state", "aipod_judge_nodes", "aipod_judge_backends",
+        "aipod_judge_classes", "aipod_schedulable_nodes", "aipod_verification_result"}
+
+
+def test_model_filters_refuse_what_is_not_a_model():
+    with pytest.raises(AnsibleFilterError, match=r"aipod_trident_plan: expected the site model"):
+        f.aipod_trident_plan(["not", "a", "model"])
+    with pytest.raises(AnsibleFilterError, match="has no 'trident' section"):
+        f.aipod_trident_plan({"hosts": {}})
+    with pytest.raises(AnsibleFilterError, match="is not 'deepops'"):
+        f.aipod_deepops_plan({"hosts": {}, "kubernetes": {"deployment": "existing", "existing": {"kubeconfig": "k"}}})
+
+
+def test_cluster_state_filters_refuse_wrong_types():
+    with pytest.raises(AnsibleFilterError, match="aipod_storage_class_changes"):
+        f.aipod_storage_class_changes({"resources": []}, [])
+    with pytest.raises(AnsibleFilterError, match="got dict"):
+        f.aipod_snapshot_api_state({})

@@ -1,0 +1,127 @@
+"""The lab's NX-OS command line (lab/nxos): modes, port-channel rules, and output as NX-OS prints it."""
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from project_paths import REPO
+
+sys.path.insert(0, str(REPO / "lab" / "nxos"))
+
+from nxos_cli import Switch, factory_state  # noqa: E402
+
+
+@pytest.fixture()
+def cli():
+    session = Switch(factory_state("sw1", "127.0.20.9", "admin", "$5$x")).session()
+
+    def run(*lines: str) -> str:
+        return "\n".join(filter(None, (session.execute(line) for line in lines)))
+
+    run.session = session
+    return run
+
+
+def interface_block(cli, name: str) -> str:
+    return cli(f"show running-config | section ^interface {name}$")
+
+
+def test_prompts_follow_the_mode(cli):
+    assert cli.session.prompt() == "sw1# "
+    cli("configure terminal", "interface Ethernet1/1")
+    assert cli.session.prompt() == "sw1(config-if)# "
+    cli("vlan 10")                                   # a global command from interface mode moves to its mode
+    assert cli.session.prompt() == "sw1(config-vlan)# "
+    cli("end")
+    assert cli.session.prompt() == "sw1# "
+
+
+def test_unknown_commands_are_rejected_like_nx_os(cli):
+    assert cli("bogus") == "% Invalid command at '^' marker."
+    assert cli("configure terminal", "interface Ethernet9/1") == "ERROR: Invalid interface Ethernet9/1"
+
+
+def test_defaults_are_not_printed(cli):
+    cli("configure terminal", "interface Ethernet1/1", "switchport mode access", "switchport access vlan 30",
+        "description dgx01 eth1", "mtu 9216", "no shutdown", "end")
+    assert interface_block(cli, "Ethernet1/1").splitlines() == [
+        "interface Ethernet1/1", "  description dgx01 eth1", "  switchport access vlan 30", "  mtu 9216", "  no shutdown"]
+
+
+def test_trunk_vlans_print_as_ranges_and_add_remove(cli):
+    cli("configure terminal", "interface Ethernet1/2", "switchport mode trunk", "switchport trunk allowed vlan 10,11,12,20",
+        "switchport trunk allowed vlan remove 20", "switchport trunk allowed vlan add 30")
+    assert "  switchport trunk allowed vlan 10-12,30" in interface_block(cli, "Ethernet1/2")
+
+
+def test_channel_group_needs_lacp_and_a_compatible_port(cli):
+    cli("configure terminal")
+    assert cli("interface Ethernet1/13", "channel-group 11 mode active").startswith("ERROR: LACP is not enabled")
+    cli("feature lacp", "interface port-channel11", "switchport mode trunk", "mtu 9216")
+    assert cli("interface Ethernet1/13", "channel-group 11 mode active").startswith("command failed: port not compatible")
+    assert cli("channel-group 11 force mode active") == ""
+    block = interface_block(cli, "Ethernet1/13")
+    assert "  switchport mode trunk" in block and "  mtu 9216" in block and "  channel-group 11 mode active" in block
+
+
+def test_port_channel_settings_reach_members_and_cannot_be_set_on_them(cli):
+    cli("configure terminal", "feature lacp", "interface Ethernet1/13", "channel-group 11 mode active",
+        "interface port-channel11", "mtu 9216")
+    assert "  mtu 9216" in interface_block(cli, "Ethernet1/13")
+    assert cli("interface Ethernet1/13", "mtu 1500").startswith("ERROR: Ethernet1/13: mtu cannot be changed on a member")
+
+
+def test_vpc_needs_the_feature_and_dont_ask_for_peer_gateway(cli):
+    cli("configure terminal")
+    assert cli("vpc domain 10") == "% Invalid command at '^' marker."
+    cli("feature vpc", "vpc domain 10", "role priority 10")
+    assert "confirmation" in cli("peer-gateway")
+    cli("terminal dont-ask", "peer-gateway", "peer-keepalive destination 127.0.20.2 source 127.0.20.1 vrf management", "end")
+    assert json.loads(cli("show vpc | json"))["vpc-domain-id"] == "10"
+    assert cli("show running-config vpc all | include peer-keepalive").strip() == \
+        "peer-keepalive destination 127.0.20.2 source 127.0.20.1 vrf management"
+
+
+def test_vpc_json_before_a_domain_exists(cli):
+    cli("configure terminal", "feature vpc", "end")
+    assert json.loads(cli("show vpc | json"))["vpc-domain-id"] == "not configured"
+
+
+def test_vlan_json_prints_a_single_row_as_an_object(cli):
+    data = json.loads(cli("show vlan | json"))
+    assert isinstance(data["TABLE_vlanbrief"]["ROW_vlanbrief"], dict)
+    cli("configure terminal", "vlan 3111", "name storage-a", "end")
+    rows = json.loads(cli("show vlan | json-pretty"))["TABLE_vlanbrief"]["ROW_vlanbrief"]
+    assert [(r["vlanshowbr-vlanid-utf"], r["vlanshowbr-vlanname"]) for r in rows] == [(1, "default"), (3111, "storage-a")]
+    assert cli("show running-config | section ^vlan").splitlines()[:3] == ["vlan 1,3111", "vlan 3111", "  name storage-a"]
+
+
+def test_queuing_policy_must_name_all_four_queues(cli):
+    cli("configure terminal", "policy-map type queuing Q", "class type queuing c-out-q3", "bandwidth remaining percent 100")
+    assert cli("system qos", "service-policy type queuing output Q").startswith("ERROR: Queuing policy map must have")
+
+
+def test_nested_qos_lines_fall_back_to_their_parent_modes(cli):
+    cli("configure terminal", "class-map type network-qos NQ3", "match qos-group 3",
+        "policy-map type network-qos NQ", "class type network-qos NQ3", "pause pfc-cos 3", "mtu 9216",
+        "class type network-qos class-default", "mtu 9216", "system qos", "service-policy type network-qos NQ", "end")
+    text = cli("show running-config")
+    assert ("policy-map type network-qos NQ\n  class type network-qos NQ3\n    pause pfc-cos 3\n    mtu 9216\n"
+            "  class type network-qos class-default\n    mtu 9216\nsystem qos\n  service-policy type network-qos NQ") in text
+
+
+def test_filters_and_defaults_query(cli):
+    assert cli("show running-config all | incl 'system default switchport'").splitlines() == [
+        "system default switchport", "system default switchport shutdown"]
+    assert cli("show feature | include ^lacp").split() == ["lacp", "1", "disabled"]
+    assert "NXOS: version 9.3(8)" in cli("show version")
+    assert json.loads(cli("show inventory | json"))["TABLE_inv"]["ROW_inv"][0]["productid"] == "N3K-C3232C"
+
+
+def test_copy_running_config_saves_the_startup_config(cli):
+    cli("configure terminal", "vlan 77", "end")
+    assert "vlan 1,77" not in cli("show startup-config")
+    assert cli("copy running-config startup-config").endswith("Copy complete.")
+    assert "vlan 1,77" in cli("show startup-config")

@@ -1,0 +1,196 @@
+"""The storage roles' plan: what differs between the site model and a cluster's records.
+
+The converged cluster is tests/golden/ontap_lab_converged.json: the lab endpoint's objects after the
+storage play converged the lab pod (refresh: see docs/storage.md). Records are read from it the way
+the roles read them (same APIs and fields), through the in-process endpoint.
+"""
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from aipod_ontap import plan as ontap_plan
+from ontap_lab_client import ADMIN_PASSWORD, LAB_MODEL, REPO, Client, fresh_api
+from ontap_lab.api import Api
+from ontap_lab.seed import set_admin_password
+from ontap_lab.state import State
+
+GOLDEN = REPO / "tests" / "golden" / "ontap_lab_converged.json"
+# What each role reads: (API, fields, extra query), as in roles/ontap_*/tasks/plan.yml.
+READS = {
+    "network": [("network/ethernet/ports", "*", {}), ("network/ethernet/broadcast-domains", "*", {}), ("network/ipspaces", "*", {})],
+    "svms": [("svm/svms", "*", {}), ("protocols/nfs/services", "*", {}), ("storage/snapshot-policies", "*", {})],
+    "lifs": [("network/ip/interfaces", "name,svm,location,ip,service_policy,enabled,rdma_protocols", {"scope": "svm"})],
+    "exports": [("protocols/nfs/export-policies", "name,svm,rules", {}),
+                ("storage/volumes", "name,svm,is_svm_root,nas.export_policy", {"is_svm_root": "true"})],
+    "flexgroups": [("storage/volumes", "name,svm,style,is_svm_root,space.size,aggregates,constituent_count,nas,snapshot_policy,"
+                                       "guarantee,efficiency.compression", {})],
+    "trident": [("security/roles", "*", {}), ("security/accounts", "*", {})],
+}
+OPTIONS = {"trident": {"privileges": [{"path": "/api/storage/volumes", "access": "all"},
+                                      {"path": "/api/cluster", "access": "readonly"}]}}
+
+
+def read(client: Client, area: str) -> dict:
+    return {api: {"records": client.records(api, fields=fields, **extra)} for api, fields, extra in READS[area]}
+
+
+def plan(client: Client, area: str, model: dict | None = None) -> dict:
+    return ontap_plan.plan(model or LAB_MODEL, read(client, area), area, OPTIONS.get(area, {}))
+
+
+@pytest.fixture
+def converged() -> Client:
+    state = State(json.loads(GOLDEN.read_text()))
+    set_admin_password(state, "admin", ADMIN_PASSWORD)
+    return Client(Api(state))
+
+
+def with_trident_role(client: Client) -> None:
+    """The golden cluster's trident role has the role defaults' privileges; trim them to OPTIONS."""
+    role = client.one("security/roles", name="trident", fields="owner")
+    client.patch(f"security/roles/{role['owner']['uuid']}/trident", {"privileges": OPTIONS["trident"]["privileges"]})
+
+
+# ---------------------------------------------------------------------------- in sync
+@pytest.mark.parametrize("area", ["network", "svms", "lifs", "exports", "flexgroups"])
+def test_a_converged_cluster_needs_nothing(converged, area):
+    result = plan(converged, area)
+    assert result["errors"] == []
+    assert result["pending"] == 0, result["diff"]
+
+
+def test_converged_trident_account_needs_nothing(converged):
+    with_trident_role(converged)
+    result = plan(converged, "trident")
+    assert result["pending"] == 0 and result["errors"] == []
+    assert result["logins"] == [{"key": "lab-data:trident", "svm": "lab-data", "username": "trident", "role": "trident"}]
+
+
+# ---------------------------------------------------------------------------- a new cluster
+def test_a_new_cluster_needs_everything_the_model_has():
+    client = Client(fresh_api())
+    counts = {area: {kind: len(items) for kind, items in plan(client, area).items() if isinstance(items, list)}
+              for area in READS}
+    assert counts["network"] == {"ipspaces": 0, "interface_groups": 2, "vlans": 6, "broadcast_domains": 3, "errors": 0}
+    assert counts["svms"] == {"snapshot_policies": 0, "svms": 1, "nfs": 1, "nfs_rest": 1, "errors": 0}
+    assert counts["lifs"] == {"lifs": 9, "rdma": 0, "errors": 0}
+    assert counts["exports"]["policies"] == 1 and counts["exports"]["rules"] == 1
+    assert counts["flexgroups"] == {"flexgroups": 2, "errors": 0}
+    result = plan(client, "flexgroups")
+    assert all(item["svm_exists"] is False for item in result["flexgroups"])
+    data = next(item for item in result["flexgroups"] if item["key"] == "lab-data:data")
+    assert data["want"]["aggr_list_multiplier"] == 4 and data["changes"]["constituents"]["after"] == 8
+    assert data["want"]["space_guarantee"] == "none" and data["want"]["efficiency"] is True
+
+
+def test_the_managed_objects_of_the_lab_pod():
+    counts = ontap_plan.managed_objects(LAB_MODEL)
+    assert counts["lifs"] == 9 and counts["vlan_ports"] == 6 and counts["flexgroups"] == 2
+    assert sum(counts.values()) == 29
+
+
+# ---------------------------------------------------------------------------- drift
+def test_domain_mtu_drift_is_put_back(converged):
+    domain = converged.one("network/ethernet/broadcast-domains", name="storage-a")
+    converged.patch(f"network/ethernet/broadcast-domains/{domain['uuid']}", {"mtu": 1500})
+    result = plan(converged, "network")
+    assert [item["key"] for item in result["broadcast_domains"]] == ["Default:storage-a"]
+    assert result["broadcast_domains"][0]["changes"] == {"mtu": {"before": 1500, "after": 9000}}
+
+
+def test_interface_groups_the_module_would_get_wrong_stop_the_run():
+    client = Client(fresh_api())
+    lag = {"type": "lag", "node": {"name": "lab-ontap-01"},
+           "lag": {"mode": "multimode_lacp", "distribution_policy": "port", "member_ports": [{"name": "e1a"}]}}
+    client.post("network/ethernet/ports", lag)  # ONTAP names it a0a, with none of the model's ports
+    result = plan(client, "network")
+    assert any("a0a has ports e1a" in error and "none in common" in error for error in result["errors"])
+    lag["lag"]["member_ports"] = [{"name": "e0c"}]
+    client.post("network/ethernet/ports", lag)  # a0b, holding a port of the model's a0a
+    first = client.one("network/ethernet/ports", name="a0a", **{"node.name": "lab-ontap-01"})
+    client.delete(f"network/ethernet/ports/{first['uuid']}")
+    result = plan(client, "network")
+    assert any("a0b" in error and "ONTAP names interface groups itself" in error for error in result["errors"])
+    assert [item["key"] for item in result["interface_groups"]] == ["lab-ontap-02:a0a"]
+
+
+def test_a_deleted_lif_and_a_moved_home_are_planned(converged):
+    lif = converged.one("network/ip/interfaces", name="lab-ontap-01_e1a-3111_1")
+    converged.delete(f"network/ip/interfaces/{lif['uuid']}")
+    other = converged.one("network/ip/interfaces", name="lab-ontap-02_e1b-3112_2")
+    converged.patch(f"network/ip/interfaces/{other['uuid']}", {"location": {"auto_revert": False}})
+    result = plan(converged, "lifs")
+    actions = {item["key"]: (item["action"], sorted(item["changes"])) for item in result["lifs"]}
+    assert actions == {"lab-data:lab-ontap-01_e1a-3111_1": ("create", ["address", "auto_revert", "enabled", "home_node",
+                                                                       "home_port", "netmask", "service_policy"]),
+                       "lab-data:lab-ontap-02_e1b-3112_2": ("modify", ["auto_revert"])}
+
+
+def test_rdma_in_the_model_asks_for_roce_on_every_data_lif(converged):
+    model = copy.deepcopy(LAB_MODEL)
+    model["ontap"]["svms"][0]["nfs"]["rdma"] = True
+    assert len(plan(converged, "lifs", model)["rdma"]) == 8
+    nfs_rest = plan(converged, "svms", model)["nfs_rest"]
+    assert nfs_rest[0]["changes"] == {"rdma": {"before": False, "after": True}}
+
+
+def test_rules_beyond_the_model_are_removed_and_world_open_rules_refused(converged):
+    policy = converged.one("protocols/nfs/export-policies", name="k8s-nodes")
+    converged.post(f"protocols/nfs/export-policies/{policy['id']}/rules", {"clients": [{"match": "10.9.9.0/24"}], "ro_rule": ["sys"]})
+    result = plan(converged, "exports")
+    assert [(item["key"], item["action"]) for item in result["stale_rules"]] == [("lab-data:k8s-nodes#2", "delete")]
+    model = copy.deepcopy(LAB_MODEL)
+    model["ontap"]["svms"][0]["export_policies"][0]["rules"][0]["clients"] = ["0.0.0.0/0"]
+    assert "every address" in plan(converged, "exports", model)["errors"][0]
+
+
+def test_a_flexgroup_grows_but_never_shrinks(converged):
+    model = copy.deepcopy(LAB_MODEL)
+    model["ontap"]["svms"][0]["flexgroups"][0]["size"] = "12TB"
+    grow = plan(converged, "flexgroups", model)
+    assert grow["errors"] == [] and grow["flexgroups"][0]["changes"] == {"size": {"before": 10 * 1024 ** 4, "after": 12 * 1024 ** 4}}
+    model["ontap"]["svms"][0]["flexgroups"][0]["size"] = "8TB"
+    shrink = plan(converged, "flexgroups", model)
+    assert shrink["flexgroups"] == [] and "never shrunk" in shrink["errors"][0]
+
+
+def test_a_same_named_volume_of_another_style_is_an_error_not_a_recreate():
+    client = Client(fresh_api())
+    client.post("svm/svms", {"name": "lab-data", "aggregates": [{"name": "lab_ontap_01_ssd_1"}]}, return_timeout=30)
+    client.post("storage/volumes", {"name": "data", "svm.name": "lab-data"}, return_timeout=30)
+    result = plan(client, "flexgroups")
+    assert [item["key"] for item in result["flexgroups"]] == ["lab-data:home"]
+    assert "data in SVM lab-data is a flexvol" in result["errors"][0] and "never deletes or re-creates" in result["errors"][0]
+
+
+def test_constituent_changes_are_refused(converged):
+    model = copy.deepcopy(LAB_MODEL)
+    model["ontap"]["svms"][0]["flexgroups"][1]["constituents_per_aggregate"] = 4
+    result = plan(converged, "flexgroups", model)
+    assert "constituents" in result["errors"][0] and result["flexgroups"] == []
+
+
+def test_trident_privileges_and_account_drift(converged):
+    with_trident_role(converged)
+    role = converged.one("security/roles", name="trident", fields="owner")
+    converged.delete(f"security/roles/{role['owner']['uuid']}/trident/privileges/%2Fapi%2Fcluster")
+    account = converged.one("security/accounts", name="trident", fields="owner")
+    converged.patch(f"security/accounts/{account['owner']['uuid']}/trident", {"locked": True})
+    result = plan(converged, "trident")
+    assert result["roles"][0]["changes"] == {"privileges": {"before": [], "after": [["/api/cluster", "readonly"]]}}
+    assert result["accounts"][0]["changes"] == {"locked": {"before": True, "after": False}}
+
+
+def test_diff_lists_before_and_after_of_each_pending_object(converged):
+    domain = converged.one("network/ethernet/broadcast-domains", name="inband")
+    converged.patch(f"network/ethernet/broadcast-domains/{domain['uuid']}", {"mtu": 9000})
+    result = plan(converged, "network")
+    assert result["diff"] == {"before": {"broadcast_domains": {"Default:inband": {"mtu": 9000}}},
+                              "after": {"broadcast_domains": {"Default:inband": {"mtu": 1500}}}}
+
+
+def test_unknown_area_is_refused():
+    with pytest.raises(ValueError):
+        ontap_plan.plan(LAB_MODEL, {}, "bogus")

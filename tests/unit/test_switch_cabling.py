@@ -1,0 +1,67 @@
+"""The cabling plan documents: Markdown, CSV and the Graphviz topology."""
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from aipod_network import cabling
+from aipod_site import model as m
+
+from switch_test_models import sample_model
+
+
+@pytest.fixture(scope="module")
+def model():
+    return sample_model()
+
+
+def test_csv_has_one_line_per_cable(model):
+    rows = m.cabling_plan(model)
+    parsed = list(csv.DictReader(io.StringIO(cabling.document(model, "csv", rows))))
+    assert len(parsed) == len(rows)
+    assert parsed[0]["switch"] == "n3232c-a" and parsed[0]["device_port"] == "enp225s0f0"
+    assert parsed[0]["vlans"] == "3111" and parsed[0]["pfc"] == "yes" and parsed[0]["mtu"] == "9216"
+
+
+def test_markdown_has_a_table_per_switch(model):
+    text = cabling.document(model, "markdown", m.cabling_plan(model))
+    assert "## n3232c-a" in text and "## n3232c-b" in text
+    assert "| Ethernet1/1 | port | dgx01 enp225s0f0 | 3111 | 200G | 9216 | yes |" in text
+    assert "| Ethernet1/13 | member of port-channel11 | aipod-a800-01 e2a (a0a) | trunk 3101 | 100G | 9216 | no |" in text
+    assert "VLANs: 3101 inband, 3111 storage-a, 3112 storage-b." in text
+
+
+def test_dot_links_every_cable_between_declared_ports(model):
+    rows = m.cabling_plan(model)
+    text = cabling.document(model, "dot", rows)
+    assert text.startswith("graph aipod_sample {")
+    assert text.count(" -- ") == len(rows)
+    assert '"dgx01":"enp225s0f0":s -- "n3232c-a":"Ethernet1_1":n' in text
+    assert '"n3232c-a":"Ethernet1_31":s -- "n3232c-b":"Ethernet1_31":s' in text
+    for row in rows:                                   # each edge end is a port cell of its node
+        assert f'PORT="{cabling._id(row["port"])}"' in text
+
+
+def test_unknown_kind_is_refused(model):
+    with pytest.raises(ValueError, match="unknown cabling document kind"):
+        cabling.document(model, "pdf", [])
+
+
+def test_the_committed_sample_documents_are_current(model):
+    """docs/cabling/sample-* are regenerated with:
+    ansible-playbook -i inventories/sample/hosts.yml --vault-id sample@<password file> playbooks/cabling.yml \\
+        -e cabling_dir=$PWD/docs/cabling -e cabling_name=sample
+    """
+    from project_paths import REPO
+
+    rows = m.cabling_plan(model)
+    docs = REPO / "docs" / "cabling"
+    for kind, name in (("markdown", "sample-cabling.md"), ("csv", "sample-cabling.csv"), ("dot", "sample-topology.dot")):
+        assert (docs / name).read_text() == cabling.document(model, kind, rows), f"docs/cabling/{name} is out of date"
+    import html
+
+    svg = html.unescape((docs / "sample-topology.svg").read_text())
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    for device in ("n3232c-a", "n3232c-b", "dgx01", "aipod-a800-02"):
+        assert device in svg

@@ -1,0 +1,144 @@
+"""NX-OS intent from the switch plan: resource-module configs, QoS text, vPC, and the drift check."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+from aipod_network import nxos
+from aipod_site import model as m
+
+from switch_test_models import sample_model
+
+
+@pytest.fixture(scope="module")
+def intent():
+    return nxos.intent(m.switch_plan(sample_model(), "n3232c-a"))
+
+
+def by_name(items):
+    return {item["name"]: item for item in items}
+
+
+def test_every_owned_interface_gets_the_switch_mtu_and_its_far_end_as_description(intent):
+    interfaces = by_name(intent["interfaces"])
+    assert set(interfaces) >= {"Ethernet1/1", "Ethernet1/9", "port-channel11", "port-channel101", "port-channel10"}
+    assert {i["mtu"] for i in intent["interfaces"]} == {"9216"}
+    assert interfaces["Ethernet1/1"]["description"] == "dgx01 enp225s0f0"
+    assert interfaces["port-channel11"]["description"] == "aipod-a800-01 a0a"
+    assert all(i["description"] for i in intent["interfaces"] + intent["member_interfaces"])
+
+
+def test_only_ethernet_ports_are_brought_up_explicitly(intent):
+    # NX-OS prints no "no shutdown" for a port-channel (up by default); asking for it would never settle
+    interfaces = by_name(intent["interfaces"])
+    assert interfaces["Ethernet1/1"]["enabled"] is True
+    assert "enabled" not in interfaces["port-channel11"]
+    assert all(member["enabled"] for member in intent["member_interfaces"])
+
+
+def test_roce_ports_classify_by_dscp(intent):
+    interfaces = by_name(intent["interfaces"])
+    assert interfaces["Ethernet1/1"]["service_policy"] == {"type_options": {"qos": {"input": "AIPOD-QOS-IN"}}}
+    assert "service_policy" not in interfaces["Ethernet1/9"]     # ONTAP port, NFS over TCP in the sample
+    assert "service_policy" not in interfaces["port-channel101"]
+
+
+def test_layer2_access_ports_name_no_mode_and_trunks_list_their_vlans(intent):
+    l2 = by_name(intent["l2_interfaces"])
+    assert l2["Ethernet1/1"] == {"name": "Ethernet1/1", "cdp_enable": True, "access": {"vlan": 3111}}
+    assert l2["Ethernet1/9"]["mode"] == "trunk" and l2["Ethernet1/9"]["trunk"] == {"allowed_vlans": "3111"}
+    assert l2["port-channel10"]["trunk"]["allowed_vlans"] == "3101,3111-3112"
+    assert l2["port-channel101"] == {"name": "port-channel101", "cdp_enable": True, "access": {"vlan": 3101}}
+
+
+def test_port_channels_bundle_members_with_force_and_lacp(intent):
+    lags = by_name(intent["lag_interfaces"])
+    assert lags["port-channel11"]["members"] == [{"member": "Ethernet1/13", "mode": "active", "force": True}]
+    assert [x["member"] for x in lags["port-channel10"]["members"]] == ["Ethernet1/31", "Ethernet1/32"]
+    lacp = by_name(intent["lacp_interfaces"])
+    assert lacp["Ethernet1/13"] == {"name": "Ethernet1/13", "rate": "fast"}
+    assert "Ethernet1/31" not in lacp                              # peer link members keep the default rate
+    assert lacp["port-channel11"] == {"name": "port-channel11", "suspend_individual": False}
+
+
+def test_vpc_arguments_and_interfaces(intent):
+    assert intent["features"] == ["lacp", "vpc", "lldp"]
+    assert intent["vpc"] == {"domain": "10", "pkl_dest": "10.61.218.12", "pkl_src": "10.61.218.11", "pkl_vrf": "management",
+                             "peer_gw": True, "auto_recovery": True, "role_priority": "10"}
+    assert intent["vpc_interfaces"][0] == {"portchannel": "10", "peer_link": True}
+    assert {"portchannel": "101", "vpc": "101"} in intent["vpc_interfaces"]
+
+
+def test_qos_block_is_lossless_on_priority_3_with_jumbo_everywhere(intent):
+    text = intent["qos_config"]
+    assert "  class type network-qos AIPOD-NQ-ROCE\n    pause pfc-cos 3\n    mtu 9216\n" in text
+    assert "  class type network-qos class-default\n    mtu 9216\n" in text
+    assert "  match dscp 26\n" in text and "  match dscp 48\n" in text
+    assert "random-detect minimum-threshold 150 kbytes maximum-threshold 1500 kbytes drop-probability 7 weight 0 ecn" in text
+    assert "  class type queuing c-out-q2\n    priority level 1\n" in text
+    queues = [line.split()[-1] for line in text.splitlines() if line.startswith("  class type queuing")]
+    assert queues == ["c-out-q3", "c-out-q2", "c-out-q1", "c-out-q-default"]
+    assert text.endswith("system qos\n  service-policy type network-qos AIPOD-NQ\n"
+                         "  service-policy type queuing output AIPOD-QUEUING-OUT\n")
+
+
+def test_port_block_turns_pfc_on_roce_ports_only(intent):
+    text = intent["port_config"]
+    assert "interface Ethernet1/1\n  priority-flow-control mode on\n  spanning-tree port type edge\n" in text
+    assert "interface Ethernet1/9\n  spanning-tree port type edge trunk\n" in text
+    assert text.count("priority-flow-control mode on") == 4
+    assert "interface port-channel10\n  spanning-tree port type network\n" in text
+
+
+def test_options_change_the_constants_and_bad_queues_are_refused():
+    plan = m.switch_plan(sample_model(), "n3232c-a")
+    custom = nxos.intent(plan, {"roce_cos": 2, "cnp_qos_group": 1, "qos_prefix": "POD", "lacp_rate": "normal"})
+    assert "pause pfc-cos 2" in custom["qos_config"] and "policy-map type network-qos POD-NQ" in custom["qos_config"]
+    assert all("rate" not in entry for entry in custom["lacp_interfaces"])
+    with pytest.raises(ValueError, match="different queues"):
+        nxos.qos_config(plan, {"roce_cos": 3, "cnp_qos_group": 3})
+
+
+def test_unrendered_lines_follow_the_module_templates(intent):
+    lines = nxos.unrendered_lines(intent)
+    assert lines[:4] == ["feature lacp", "feature vpc", "feature lldp", "vpc domain 10"]
+    assert "  peer-keepalive destination 10.61.218.12 source 10.61.218.11 vrf management" in lines
+    assert lines[-2:] == ["interface port-channel104", "  vpc 104"]
+
+
+def gathered_from(intent):
+    """What a switch that carries the intent reports (gathered state)."""
+    interfaces = []
+    for entry in intent["interfaces"] + intent["member_interfaces"]:
+        item = {k: v for k, v in entry.items() if k != "mode"}
+        interfaces.append(item)
+    l2 = []
+    for entry in intent["l2_interfaces"]:
+        item = copy.deepcopy(entry)
+        item.pop("cdp_enable")
+        l2.append(item)
+    lag = [{"name": e["name"], "members": [{"member": x["member"], "mode": x["mode"]} for x in e["members"]]}
+           for e in intent["lag_interfaces"]]
+    return {"vlans": [dict(v, enabled=True, state="active", mode="ce") for v in intent["vlans"]] + [{"vlan_id": 1, "name": "default"}],
+            "interfaces": interfaces, "l2_interfaces": l2, "lag_interfaces": lag,
+            "lacp_interfaces": copy.deepcopy(intent["lacp_interfaces"])}
+
+
+def test_drift_is_empty_when_the_switch_matches(intent):
+    assert nxos.drift(intent, gathered_from(intent)) == []
+
+
+def test_drift_names_each_difference(intent):
+    gathered = gathered_from(intent)
+    by_name(gathered["interfaces"])["Ethernet1/1"]["mtu"] = "1500"
+    gathered["vlans"] = [v for v in gathered["vlans"] if v["vlan_id"] != 3112]
+    by_name(gathered["l2_interfaces"])["port-channel10"]["trunk"]["allowed_vlans"] = "3101,3111"
+    by_name(gathered["lag_interfaces"])["port-channel10"]["members"].pop()
+    del by_name(gathered["interfaces"])["Ethernet1/2"]["service_policy"]
+    problems = nxos.drift(intent, gathered)
+    assert "Ethernet1/1: mtu is '1500', the model says '9216'" in problems
+    assert "VLAN 3112 is missing" in problems
+    assert any(p.startswith("port-channel10: trunk allows VLANs 3101,3111") for p in problems)
+    assert any(p.startswith("port-channel10: members are") for p in problems)
+    assert "Ethernet1/2: input QoS policy is None, the model says 'AIPOD-QOS-IN'" in problems
+    assert len(problems) == 5
