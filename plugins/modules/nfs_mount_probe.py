@@ -146,10 +146,10 @@ def describe(mount: dict[str, Any], result: dict[str, Any], timeout: int) -> str
     if result["status"] == "refused":
         return (f"{head}: REFUSED by the NFS server for client {client}{where}: {policy} does not admit this "
                 f"client. Add the client's network to a rule of {policy}, or fix the host's storage_nics. "
-                f"mount.nfs said: {said}")
+                f"Output: {said}")
     if result["status"] == "timeout":
         return (f"{head}: NO ANSWER within {timeout} s from client {client}{where}: check the storage network "
-                f"(link, VLAN, MTU) and that the LIF is up. mount.nfs said: {said}")
+                f"(link, VLAN, MTU) and that the LIF is up. Output: {said}")
     return f"{head}: mount FAILED from client {client}{where}: {said}"
 
 
