@@ -8,7 +8,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import REPO
+from project_paths import REPO
 
 sys.path.insert(0, str(REPO / "lab" / "vms"))
 

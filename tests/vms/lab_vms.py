@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from conftest import REPO
+from project_paths import REPO
 
 sys.path.insert(0, str(REPO / "lab" / "vms"))
 
