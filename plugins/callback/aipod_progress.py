@@ -15,8 +15,10 @@ description:
     as C(reports/latest/); the last line says where it is.
   - A play's layer is its first tag among the layer names, else C(other).
   - Results of C(validate_site) (summary, sizing) and of tasks returning an C(aipod_report) key
-    (for example the verification result) go into the report. Nothing else of a result is kept,
-    so no secret reaches the report.
+    (for example the verification result), or setting an C(aipod_report) fact with C(set_fact), go
+    into the report. Nothing else of a result is kept, so no secret reaches the report.
+  - A report section that is a dict with C(title) and C(markdown) (for example the list of artefacts
+    of C(playbooks/airgap_artifacts.yml)) is written into the Markdown report as it is.
 version_added: "1.0.0"
 author: ONTAP AI pod bundle contributors
 requirements:
@@ -36,10 +38,15 @@ options:
 import datetime
 import json
 import os
+import sys
 import time
 
 from ansible import context
 from ansible.plugins.callback import CallbackBase
+
+# Controller-side plugins import the site library from the module_utils directory directly
+# (see plugins/action/validate_site.py for why).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
 
 LAYERS = ("validate", "switches", "storage", "compute", "kubernetes", "trident", "verify")
 
@@ -130,6 +137,24 @@ class CallbackModule(CallbackBase):
             os.symlink(os.path.basename(self._run_dir), latest)
         except OSError:
             pass
+        self._report_unreadable_inventory()
+
+    def _report_unreadable_inventory(self) -> None:
+        """Ansible stops on a vars file that is not YAML without saying where; say it first, located."""
+        try:
+            from aipod_site.inventory import load_site
+        except ImportError:
+            return
+        for source in context.CLIARGS.get("inventory") or ():
+            if not os.path.isdir(str(source)):
+                continue
+            try:
+                site = load_site(str(source))
+            except Exception:  # noqa: BLE001  the validation play reports everything else
+                continue
+            for finding in site.findings:
+                if finding.rule == "yaml" and finding.severity == "error":
+                    self._display.error(f"site model: {finding}", wrap_text=False)
 
     def v2_playbook_on_play_start(self, play):
         self._enter(self._layer_of(play))
@@ -143,9 +168,11 @@ class CallbackModule(CallbackBase):
         if action in ("validate_site", "ansible.legacy.validate_site"):
             self._sections["validation"] = {"summary": data.get("summary"), "sizing": data.get("sizing"),
                                             "warnings": [w.get("message") for w in data.get("site_warnings", [])]}
-        if isinstance(data.get("aipod_report"), dict):
-            for key, value in data["aipod_report"].items():
-                self._sections[key] = value
+        # A task hands a section to the report as a result key or as a fact (set_fact shows nothing).
+        for report in (data.get("aipod_report"), (data.get("ansible_facts") or {}).get("aipod_report")):
+            if isinstance(report, dict):
+                for key, value in report.items():
+                    self._sections[key] = value
 
     def v2_runner_on_failed(self, result, ignore_errors=False):
         self._count(result, "ok" if ignore_errors else "failed")
@@ -229,13 +256,21 @@ class CallbackModule(CallbackBase):
                        f"{layer['skipped']} | {len(layer['hosts'])} | {layer['seconds']:.1f} |")
         out.append("")
         verification = data.get("verification")
-        if isinstance(verification, dict):
-            out += ["## Verification", "", f"Result: **{'pass' if verification.get('ok') else 'FAIL'}**", "",
-                    "| check | target | result | detail |", "|---|---|---|---|"]
-            for check in verification.get("checks", []):
-                out.append(f"| {check.get('name')} | {check.get('target', '')} | {'ok' if check.get('ok') else 'FAIL'} | "
+        if isinstance(verification, dict) and "exit_code" in verification:
+            verdict = {0: "pass", 1: "FAIL", 2: "incomplete (some checks could not be made)"}.get(verification["exit_code"], "?")
+            counts = verification.get("counts", {})
+            out += ["## Verification", "", f"Result: **{verdict}** (exit code {verification['exit_code']}); "
+                    + ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in counts.items()), "",
+                    "| layer | host | check | result | detail |", "|---|---|---|---|---|"]
+            # Failures and gaps first, then the rest, so the table's top is what needs attention.
+            order = {"fail": 0, "not_checked": 1, "not_applicable": 2, "pass": 3}
+            for check in sorted(verification.get("checks", []), key=lambda c: order.get(c.get("status"), 4)):
+                out.append(f"| {check.get('layer')} | {check.get('host')} | {check.get('name')} | {check.get('status')} | "
                            f"{str(check.get('detail', '')).replace('|', '/')} |")
             out.append("")
+        for section in data.values():
+            if isinstance(section, dict) and isinstance(section.get("title"), str) and isinstance(section.get("markdown"), str):
+                out += [f"## {section['title']}", "", section["markdown"], ""]
         if data["failures"]:
             out += ["## Failures", ""] + [f"- [{f['layer']}] `{f['host']}` {f['task']}: {f['message']}" for f in data["failures"]]
             out.append("")

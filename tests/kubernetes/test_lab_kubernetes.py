@@ -33,6 +33,9 @@ def lab(*args: str) -> subprocess.CompletedProcess:
 def cluster():
     """A fresh lab API server; stopped afterwards unless it was running before."""
     was_running = lab("status", "kubernetes").returncode == 0
+    # Validation needs the ONTAP endpoint's CA (the lab inventory's ca_file) to exist.
+    ontap_was_running = lab("status", "ontap").returncode == 0
+    assert lab("start", "ontap").returncode == 0
     stopped = lab("stop", "kubernetes")
     assert stopped.returncode == 0, stopped.stdout + stopped.stderr
     started = lab("start", "kubernetes")
@@ -44,6 +47,8 @@ def cluster():
            "custom": client.CustomObjectsApi(api), "extensions": client.ApiextensionsV1Api(api)}
     if not was_running:
         lab("stop", "kubernetes")
+    if not ontap_was_running:
+        lab("stop", "ontap")
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +57,8 @@ def site(tmp_path_factory, cluster):
     root = tmp_path_factory.mktemp("site")
     inventory = root / "inventories" / "lab"
     shutil.copytree(REPO / "inventories" / "lab", inventory)
+    # The lab inventory finds the lab's state (CA, keys) at ../../.lab, as from the repository.
+    (root / ".lab").symlink_to(REPO / ".lab")
     path = inventory / "group_vars" / "all" / "kubernetes.yml"
     path.write_text(path.read_text().replace("../../.lab/kubernetes/kubeconfig", str(KUBECONFIG)))
     return {"inventory": inventory, "tmp": root}

@@ -105,6 +105,7 @@ def serve(settings: Settings) -> None:
     from .pki import ensure_pki
     from .seed import seed_state, set_admin_password
     from .service import CallLog, Faults, Service
+    from .lifhost import NamespaceRealiser
     from .state import Store
 
     os.makedirs(settings.state_dir, exist_ok=True)
@@ -115,14 +116,22 @@ def serve(settings: Settings) -> None:
     state = store.load() if store.exists() else seed_state(settings.ontap, settings.admin_user)
     set_admin_password(state, settings.admin_user, password)
     store.save(state)
-    api = Api(state, store)
-    api.realiser.resync([lif for lif in state.records("ip_interfaces") if lif.get("scope") == "svm"])
+    # Data LIFs get real addresses on the lab's storage bridges (a namespace the lab creates), so a
+    # DGX stand-in can ping its LIFs with don't-fragment jumbo frames.
+    realiser = NamespaceRealiser(settings.lab_dir, log=lambda text: print(text, flush=True))
+    api = Api(state, store, realiser=realiser)
+
+    def svm_lifs() -> list[dict]:
+        return [lif for lif in api.state.records("ip_interfaces") if lif.get("scope") == "svm"]
+
+    realiser.resync(svm_lifs())
 
     def reseed() -> None:
         fresh = seed_state(settings.ontap, settings.admin_user)
         set_admin_password(fresh, settings.admin_user, password)
         api.state = fresh
         store.save(fresh)
+        realiser.resync(svm_lifs())
 
     def restart(downtime: float) -> None:
         if service.server is not None:
@@ -248,6 +257,9 @@ def down(settings: Settings) -> int:
         print(f"ontap lab: stopped (pid {pid}); state kept in {os.path.relpath(settings.file('state.json'), REPO)}")
     if os.path.exists(settings.file("server.pid")):
         os.unlink(settings.file("server.pid"))
+    from .lifhost import remove as remove_lif_namespace
+
+    remove_lif_namespace(settings.lab_dir)
     return 0
 
 

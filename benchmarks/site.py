@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Benchmark: the whole site (playbooks/site.yml) on the lab with 4 and with 16 DGX hosts.
+
+For each size, in one run of this script:
+1. the lab is brought to "nothing": the ONTAP endpoint at factory state, the NX-OS switches
+   erased, fresh DGX stand-ins, a fresh Kubernetes API server;
+2. first run: site.yml from nothing to a verified pod (timed);
+3. no-op run: site.yml again (timed); it must report changed=0 on every host. The ONTAP endpoint's
+   call log gives the REST calls of this run, divided by the objects the storage roles manage.
+
+Targets (issue 7): no-op <= 25% of the first run; 16 hosts <= 2x the time of 4 hosts; ONTAP calls
+per managed object in the no-op run <= 1.5. Times depend on the machine (2 shared cores here):
+compare the ratios, which are measured in the same run. The lab is left running the default
+inventory (inventories/lab) and converged by the last run of the 4-host size when that was measured last.
+
+    .venv/bin/python benchmarks/site.py [--sizes 4 16] [--json FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+VENV_BIN = ROOT / ".venv" / "bin"
+RECAP = re.compile(r"^(?P<host>\S+)\s+:\s+ok=(?P<ok>\d+)\s+changed=(?P<changed>\d+)\s+unreachable=(?P<unreachable>\d+)\s+"
+                   r"failed=(?P<failed>\d+)", re.MULTILINE)
+LAYER = re.compile(r"^    (?P<layer>\w+)\s+(?P<changed>\d+) changed\s+(?P<ok>\d+) ok\s+(?P<failed>\d+) failed\s+"
+                   r"(?P<unreachable>\d+) unreachable\s+(?P<seconds>[\d.]+) s$", re.MULTILINE)
+MANAGED = re.compile(r"ONTAP \S+: (?P<objects>\d+) objects managed")
+TARGETS = {"noop_over_first": 0.25, "large_over_small": 2.0, "calls_per_object": 1.5}
+
+
+def environment(inventory: Path | None = None, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({"PATH": f"{VENV_BIN}:{env.get('PATH', '')}", "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+                "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "0"})
+    env.pop("AIPOD_LAB_DGX", None)
+    if inventory is not None:
+        env["AIPOD_LAB_INVENTORY"] = str(inventory)
+    env.update(extra)
+    return env
+
+
+def lab(action: str, *components: str, inventory: Path | None = None, **extra: str) -> None:
+    result = subprocess.run([str(ROOT / "lab" / "lab"), action, *components], cwd=ROOT, capture_output=True, text=True,
+                            env=environment(inventory, **extra))
+    if result.returncode != 0:
+        sys.exit(f"benchmark: lab/lab {action} {' '.join(components)} failed:\n{result.stdout}{result.stderr}")
+
+
+def ontap_ctl(*args: str) -> dict:
+    result = subprocess.run([str(ROOT / "lab" / "ontap" / "ctl"), *args], cwd=ROOT, capture_output=True, text=True,
+                            env=environment(), check=True)
+    return json.loads(result.stdout)
+
+
+def from_nothing(inventory: Path) -> None:
+    """Every lab component back to its factory state, sized for this inventory."""
+    lab("stop", "hosts", "nxos", "kubernetes")
+    lab("start", "ontap", inventory=inventory, AIPOD_LAB_ONTAP_FACTORY="1")
+    lab("start", "nxos", inventory=inventory, AIPOD_LAB_NXOS_WRITE_ERASE="1")
+    lab("start", "hosts", "kubernetes", inventory=inventory)
+    # Fact caches of earlier runs would skip work a first run has to do.
+    subprocess.run(["rm", "-rf", str(ROOT / ".cache" / "facts")], check=True)
+
+
+def site(inventory: Path, log: Path) -> dict:
+    started = time.monotonic()
+    result = subprocess.run([str(VENV_BIN / "ansible-playbook"), "-i", str(inventory), "playbooks/site.yml"], cwd=ROOT,
+                            env=environment(), capture_output=True, text=True)
+    elapsed = time.monotonic() - started
+    log.write_text(result.stdout + result.stderr)
+    if result.returncode != 0:
+        sys.exit(f"benchmark: site.yml failed (rc {result.returncode}); see {log}")
+    recap = {m["host"]: {k: int(m[k]) for k in ("ok", "changed", "unreachable", "failed")} for m in RECAP.finditer(result.stdout)}
+    layers = {m["layer"]: {"changed": int(m["changed"]), "seconds": float(m["seconds"])} for m in LAYER.finditer(result.stdout)}
+    managed = MANAGED.search(result.stdout)
+    return {"seconds": round(elapsed, 1), "changed": sum(c["changed"] for c in recap.values()), "hosts": len(recap),
+            "layers": layers, "ontap_objects": int(managed["objects"]) if managed else None}
+
+
+def measure(size: int, logs: Path) -> dict:
+    inventory = ROOT / "inventories" / "lab" if size == 4 else ROOT / ".lab" / "inventories" / f"lab-{size}"
+    if size != 4:
+        subprocess.run([str(VENV_BIN / "python"), "scripts/scale_site.py", "inventories/lab", str(size), str(inventory)],
+                       cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    print(f"== {size} DGX hosts: the lab from nothing", flush=True)
+    from_nothing(inventory)
+    first = site(inventory, logs / f"site-{size}-first.log")
+    print(f"   first run  {first['seconds']:7.1f} s  ({first['changed']} changes)", flush=True)
+    mark = ontap_ctl("mark")["last"]
+    noop = site(inventory, logs / f"site-{size}-noop.log")
+    calls = ontap_ctl("counters", "--since", str(mark))
+    print(f"   no-op run  {noop['seconds']:7.1f} s  ({noop['changed']} changes, {calls['total']} ONTAP calls)", flush=True)
+    if noop["changed"]:
+        sys.exit(f"benchmark: the no-op run on {size} hosts reported changed={noop['changed']}; it must be 0")
+    objects = noop["ontap_objects"] or first["ontap_objects"]
+    return {"size": size, "first": first, "noop": noop, "ontap_calls_noop": calls["total"],
+            "ontap_writes_noop": calls["writes"], "ontap_objects": objects,
+            "calls_per_object": round(calls["total"] / objects, 2) if objects else None,
+            "noop_over_first": round(noop["seconds"] / first["seconds"], 2)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[4, 16])
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    args = parser.parse_args()
+    if not (VENV_BIN / "ansible-playbook").exists():
+        sys.exit("benchmark: run scripts/bootstrap.sh first")
+    logs = ROOT / ".lab" / "benchmarks"
+    logs.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    results = []
+    try:
+        for size in args.sizes:
+            results.append(measure(size, logs))
+    finally:
+        print("== restoring the lab to inventories/lab", flush=True)
+        lab("stop", "hosts")
+        lab("start")
+    total = time.monotonic() - started
+    print_summary(results, total)
+    if args.json:
+        args.json.write_text(json.dumps({"cpus": os.cpu_count(), "seconds": round(total), "results": results}, indent=2) + "\n")
+    return 0
+
+
+def print_summary(results: list[dict], total: float) -> None:
+    print(f"\nsite.yml on the lab; {os.cpu_count()} CPUs; whole benchmark {total:.0f} s")
+    print(f"{'DGX':>4} {'first':>9} {'no-op':>9} {'no-op/first':>12} {'ONTAP calls':>12} {'objects':>8} {'calls/object':>13}")
+    for r in results:
+        print(f"{r['size']:>4} {r['first']['seconds']:>8.1f}s {r['noop']['seconds']:>8.1f}s {r['noop_over_first']:>12.2f} "
+              f"{r['ontap_calls_noop']:>12} {r['ontap_objects'] or '?':>8} {r['calls_per_object'] or '?':>13}")
+    for r in results:
+        verdict = "meets" if r["noop_over_first"] <= TARGETS["noop_over_first"] else "misses"
+        print(f"no-op/first with {r['size']} hosts: {r['noop_over_first']:.2f} ({verdict} <= {TARGETS['noop_over_first']})")
+        if r["calls_per_object"] is not None:
+            verdict = "meets" if r["calls_per_object"] <= TARGETS["calls_per_object"] else "misses"
+            print(f"ONTAP calls per object, no-op with {r['size']} hosts: {r['calls_per_object']:.2f} "
+                  f"({verdict} <= {TARGETS['calls_per_object']})")
+    if len(results) >= 2:
+        small, large = results[0], results[-1]
+        for kind in ("first", "noop"):
+            ratio = large[kind]["seconds"] / small[kind]["seconds"]
+            verdict = "meets" if ratio <= TARGETS["large_over_small"] else "misses"
+            print(f"{kind} run, {large['size']} / {small['size']} hosts: {ratio:.2f} ({verdict} <= {TARGETS['large_over_small']:g})")
+        print("per layer (s):     " + "  ".join(f"{layer:>10}" for layer in small["first"]["layers"]))
+        for r in results:
+            for kind in ("first", "noop"):
+                print(f"  {r['size']:>3} {kind:<6}       " + "  ".join(f"{r[kind]['layers'].get(layer, {}).get('seconds', 0):>10.1f}"
+                                                                   for layer in small["first"]["layers"]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+# -*- coding: utf-8 -*-
+"""Filters of the whole-pod verification (playbooks/verify.yml).
+
+Docs: aipod_gpu_check.yml, aipod_plan_checks.yml, aipod_pod_verification.yml and
+aipod_verification_summary.yml beside this file; the logic is plugins/module_utils/aipod_site/verification.py.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Mapping
+
+# Controller-side plugins import the site library from the module_utils directory directly
+# (see plugins/action/validate_site.py for why).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
+
+from aipod_site import verification  # noqa: E402
+from ansible.errors import AnsibleFilterError  # noqa: E402
+
+
+def aipod_gpu_check(found: Any, expected: Any) -> dict:
+    return verification.gpu_check(found if isinstance(found, Mapping) else None,
+                                  expected if isinstance(expected, Mapping) else None)
+
+
+def aipod_plan_checks(plans: Any) -> list[dict]:
+    if not isinstance(plans, Mapping):
+        raise AnsibleFilterError(f"aipod_plan_checks: expected a dict of area -> aipod_ontap_plan, got {type(plans).__name__}")
+    return verification.plan_checks(plans)
+
+
+def aipod_pod_verification(hostvars: Any, layers: Any) -> dict:
+    if not isinstance(layers, Mapping):
+        raise AnsibleFilterError("aipod_pod_verification: expected {layer: {hosts: [...], var: name}}")
+    gathered: dict[str, dict[str, Any]] = {}
+    for layer, spec in layers.items():
+        gathered[layer] = {}
+        for host in spec.get("hosts") or []:
+            records = hostvars[host].get(spec["var"]) if host in hostvars else None
+            gathered[layer][host] = list(records) if isinstance(records, list) else None
+    return verification.pod_result(gathered)
+
+
+def aipod_verification_summary(result: Any, limit: int = 40) -> list[str]:
+    if not isinstance(result, Mapping) or "exit_code" not in result:
+        raise AnsibleFilterError("aipod_verification_summary: expected the result of aipod_pod_verification")
+    return verification.summary_lines(result, int(limit))
+
+
+class FilterModule:
+    """Whole-pod verification filters."""
+
+    def filters(self):
+        return {
+            "aipod_gpu_check": aipod_gpu_check,
+            "aipod_plan_checks": aipod_plan_checks,
+            "aipod_pod_verification": aipod_pod_verification,
+            "aipod_verification_summary": aipod_verification_summary,
+        }

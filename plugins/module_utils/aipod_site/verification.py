@@ -1,0 +1,94 @@
+"""The pod's verification result: checks of every layer and host judged together.
+
+A check is ``{layer, host, name, status, detail}`` with status one of
+``pass``, ``fail``, ``not_applicable`` (nothing to check here, and why: a host without GPUs) and
+``not_checked`` (it should have been checked but could not be: a host that did not answer).
+The result's exit code is 0 when every check passed or did not apply, 1 when one failed, and 2
+when none failed but something could not be checked.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+STATUSES = ("pass", "fail", "not_applicable", "not_checked")
+EXIT_CODES = {"pass": 0, "fail": 1, "not_checked": 2}
+
+
+def gpu_check(found: Mapping | None, expected: Mapping | None) -> dict[str, str]:
+    """Compare gpu_facts' aipod_gpus with the model's GPUs for the host."""
+    found = found or {}
+    want = (expected or {}).get("count")
+    if not found.get("present"):
+        reason = found.get("reason") or "no NVIDIA GPU stack answered"
+        return {"layer": "compute", "name": "GPU count", "status": "not_applicable",
+                "detail": f"no GPUs on this host ({reason}); the model expects {want if want is not None else 'none'}"}
+    count = int(found.get("count") or 0)
+    if want is None:
+        return {"layer": "compute", "name": "GPU count", "status": "pass", "detail": f"{count} GPU(s); the model names no count"}
+    return {"layer": "compute", "name": "GPU count", "status": "pass" if count == int(want) else "fail",
+            "detail": f"{count} GPU(s) {', '.join(found.get('models') or [])}, model {want}"}
+
+
+def plan_checks(plans: Mapping[str, Mapping]) -> list[dict[str, str]]:
+    """ONTAP objects equal the model: every area's plan (aipod_ontap_plan) must have nothing pending."""
+    checks = []
+    for area, plan in plans.items():
+        plan = plan or {}
+        for error in plan.get("errors") or []:
+            checks.append({"layer": "storage", "name": f"ONTAP {area} (left to an operator)", "status": "fail", "detail": str(error)})
+        for kind, items in plan.items():
+            # logins are what the account plan will try, not objects that differ
+            if kind in ("errors", "pending", "diff", "logins") or not isinstance(items, list):
+                continue
+            different = [f"{item.get('key')} ({item.get('action')}: {', '.join(sorted(item.get('changes') or {})) or 'absent'})"
+                         for item in items if isinstance(item, Mapping)]
+            checks.append({"layer": "storage", "name": f"ONTAP {kind.replace('_', ' ')}",
+                           "status": "fail" if different else "pass",
+                           "detail": ("differs from the model: " + "; ".join(different)) if different else "as the model says"})
+    return checks
+
+
+def pod_result(layers: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Judge all checks: ``layers[layer][host]`` is the host's list of checks, or None when it produced none.
+
+    A host that produced no checks for its layer (unreachable, or its play failed before the checks)
+    gets one not_checked record, so a silent host can never pass.
+    """
+    checks: list[dict[str, Any]] = []
+    for layer, hosts in layers.items():
+        for host, records in hosts.items():
+            if records is None:
+                checks.append({"layer": layer, "host": host, "name": f"{layer} verification", "status": "not_checked",
+                               "detail": "no result from this host: it did not answer or its checks could not run"})
+                continue
+            for record in records:
+                record = dict(record)
+                record.setdefault("layer", layer)
+                record["host"] = record.get("host") or host
+                if record.get("status") not in STATUSES:
+                    record["detail"] = f"unknown status {record.get('status')!r}: {record.get('detail', '')}"
+                    record["status"] = "not_checked"
+                checks.append(record)
+    failures = [c for c in checks if c["status"] == "fail"]
+    not_checked = [c for c in checks if c["status"] == "not_checked"]
+    exit_code = EXIT_CODES["fail"] if failures else EXIT_CODES["not_checked"] if not_checked else EXIT_CODES["pass"]
+    counts = {status: sum(1 for c in checks if c["status"] == status) for status in STATUSES}
+    by_layer = {layer: {status: sum(1 for c in checks if c["layer"] == layer and c["status"] == status) for status in STATUSES}
+                for layer in layers}
+    return {"ok": exit_code == 0, "exit_code": exit_code, "counts": counts, "layers": by_layer,
+            "checks": checks, "failures": failures, "not_checked": not_checked}
+
+
+def summary_lines(result: Mapping[str, Any], limit: int = 40) -> list[str]:
+    """What a person reads at the end: the verdict, counts per layer, then every failure and gap."""
+    verdict = {0: "PASS", 1: "FAIL", 2: "INCOMPLETE (some checks could not be made)"}[int(result["exit_code"])]
+    lines = [f"verification: {verdict}; " + ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in result["counts"].items())]
+    for layer, counts in result["layers"].items():
+        lines.append(f"  {layer:<11} " + ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in counts.items() if n))
+    shown: Iterable[Mapping] = (result["failures"] + result["not_checked"])[:limit]
+    for check in shown:
+        lines.append(f"  {check['status'].upper()} [{check['layer']}] {check['host']}: {check['name']}: {check.get('detail', '')}")
+    hidden = len(result["failures"]) + len(result["not_checked"]) - limit
+    if hidden > 0:
+        lines.append(f"  ... and {hidden} more in the JSON result")
+    return lines

@@ -1,0 +1,58 @@
+"""Bad input against the running lab: every broken site model of the corpus is refused by the main
+job before anything is touched. Afterwards the ONTAP endpoint's call log holds no call at all (so no
+write), no switch's configuration changed and no DGX stand-in saw an SSH login."""
+from __future__ import annotations
+
+import pytest
+from corpus import build_case, cases, load_case
+from lab_support import lab, ontap_ctl, playbook, ssh_logins, switch_states
+from project_paths import LAB
+
+pytestmark = [pytest.mark.lab, pytest.mark.slow]
+CASES = cases()
+
+
+@pytest.fixture(scope="module")
+def lab_before():
+    started = lab("start")
+    assert started.returncode == 0, started.stdout + started.stderr
+    return {"ontap": ontap_ctl("mark")["last"], "switches": switch_states(), "logins": ssh_logins()}
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    root = tmp_path_factory.mktemp("broken")
+    # build_case puts each inventory at <root>/<case>/, where the lab inventory's ../../.lab points
+    # at <root>/../.lab: give it the lab's state, so only the case's own edit is wrong.
+    link = root.parent / ".lab"
+    if not link.exists():
+        link.symlink_to(LAB.parent.parent / ".lab")
+    return root
+
+
+def test_the_corpus_is_large_enough():
+    assert len(CASES) >= 40
+
+
+@pytest.mark.parametrize("case_path", CASES, ids=[c.stem for c in CASES])
+def test_site_refuses_a_broken_model_before_any_change(case_path, workspace, lab_before):
+    case = load_case(case_path)
+    inventory = build_case(case_path, workspace)
+    result = playbook("-i", str(inventory), "--vault-password-file", str(LAB / "vault-password.txt"), "playbooks/site.yml")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, f"{case_path.stem} was accepted: {case['description']}"
+    for expected in case["expect"]:
+        assert expected["key"] in output, f"{case_path.stem}: the error does not name {expected['key']}:\n{output[-3000:]}"
+        if "file" in expected:
+            assert f"{expected['file']}:" in output, f"{case_path.stem}: the error does not name {expected['file']}"
+    # The run stopped at validation (or, for a file that is not YAML, when Ansible read the
+    # inventory): no play of another layer started.
+    for layer in ("switches", "storage", "compute", "kubernetes", "trident", "verify"):
+        assert f"==> layer {layer}:" not in output, f"{case_path.stem}: layer {layer} ran"
+
+
+def test_nothing_in_the_lab_was_touched_by_the_whole_corpus(lab_before):
+    counters = ontap_ctl("counters", "--since", str(lab_before["ontap"]))
+    assert counters["total"] == 0 and counters["writes"] == 0, counters
+    assert switch_states() == lab_before["switches"]
+    assert ssh_logins() == lab_before["logins"]

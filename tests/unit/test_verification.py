@@ -1,0 +1,146 @@
+"""Whole-pod verification: the DGX data-path checks (dgx_verify) and how all checks are judged together."""
+from __future__ import annotations
+
+import sys
+
+import pytest
+from aipod_site import verification
+from modules import dgx_verify
+from project_paths import REPO
+
+sys.path.insert(0, str(REPO / "lab" / "ontap"))
+from ontap_lab import lifhost  # noqa: E402
+
+MODEL_OPTIONS = ["vers=4.1", "proto=tcp", "nconnect=16", "rsize=262144", "wsize=262144", "hard"]
+PROC_MOUNTS = (
+    "sysfs /sys sysfs rw,nosuid 0 0\n"
+    "172.31.251.101:/data /mnt/data nfs4 rw,relatime,vers=4.1,rsize=262144,wsize=262144,namlen=255,hard,proto=tcp,"
+    "nconnect=16,timeo=600,retrans=2,sec=sys,clientaddr=172.31.251.11,local_lock=none,addr=172.31.251.101 0 0\n"
+)
+MOUNT = {"path": "/mnt/data", "src": "172.31.251.101:/data", "options": MODEL_OPTIONS}
+NIC = {"device": "eth1", "mtu": 9000, "cidr": "172.31.251.11/24", "network": "storage-a"}
+
+
+def test_the_jumbo_payload_fills_the_mtu_exactly():
+    assert dgx_verify.jumbo_payload(9000) == 8972
+    assert dgx_verify.jumbo_payload(1500) == 1472
+
+
+def test_a_mount_with_the_model_options_passes():
+    checks = dgx_verify.mount_checks([MOUNT], dgx_verify.parse_mounts(PROC_MOUNTS), {}, True, "")
+    assert [c["status"] for c in checks] == ["pass"]
+
+
+@pytest.mark.parametrize("replace, expected", [
+    ("rsize=262144", "rsize=262144 (found rsize=65536)"),
+    ("nconnect=16,", "nconnect=16 (absent)"),
+    ("vers=4.1", "vers=4.1 (found vers=3)"),
+])
+def test_a_mount_with_another_option_fails_and_names_it(replace, expected):
+    changed = PROC_MOUNTS.replace(replace, {"rsize=262144": "rsize=65536", "nconnect=16,": "", "vers=4.1": "vers=3"}[replace], 1)
+    checks = dgx_verify.mount_checks([MOUNT], dgx_verify.parse_mounts(changed), {}, True, "")
+    assert checks[0]["status"] == "fail" and expected in checks[0]["detail"]
+
+
+def test_a_mount_on_another_lif_fails():
+    other = PROC_MOUNTS.replace("172.31.251.101:/data", "172.31.251.103:/data")
+    checks = dgx_verify.mount_checks([MOUNT], dgx_verify.parse_mounts(other), {}, True, "")
+    assert checks[0]["status"] == "fail" and "server 172.31.251.103:/data" in checks[0]["detail"]
+
+
+def test_without_an_nfs_client_the_persisted_entry_is_checked_and_the_mount_does_not_apply():
+    fstab = "# static\n172.31.251.101:/data /mnt/data nfs " + ",".join(MODEL_OPTIONS) + " 0 0\n"
+    checks = dgx_verify.mount_checks([MOUNT], {}, dgx_verify.parse_mounts(fstab), False, "this kernel has no NFS client")
+    assert [(c["name"], c["status"]) for c in checks] == [("mount /mnt/data (persisted)", "pass"),
+                                                          ("mount /mnt/data", "not_applicable")]
+    missing = dgx_verify.mount_checks([MOUNT], {}, {}, False, "this kernel has no NFS client")
+    assert missing[0]["status"] == "fail"
+
+
+def test_a_kernel_that_can_mount_but_did_not_fails():
+    checks = dgx_verify.mount_checks([MOUNT], {}, {}, True, "")
+    assert checks[0]["status"] == "fail" and "not mounted" in checks[0]["detail"]
+
+
+def test_nic_mtu_and_address():
+    ok = dgx_verify.nic_checks([NIC], lambda d: 9000, lambda d: ["172.31.251.11/24"])
+    assert [c["status"] for c in ok] == ["pass", "pass"]
+    small = dgx_verify.nic_checks([NIC], lambda d: 1500, lambda d: [])
+    assert [c["status"] for c in small] == ["fail", "fail"] and "MTU 1500, model 9000" in small[0]["detail"]
+    absent = dgx_verify.nic_checks([NIC], lambda d: None, lambda d: [])
+    assert absent[0]["status"] == "fail" and "does not exist" in absent[0]["detail"]
+
+
+def test_pings_go_to_the_lifs_of_the_nics_network_with_the_full_payload():
+    lifs = [{"name": "a1", "address": "172.31.251.101", "network": "storage-a"},
+            {"name": "b1", "address": "172.31.252.101", "network": "storage-b"}]
+    sent = []
+
+    def ping(device, payload, address):
+        sent.append((device, payload, address))
+        return address.endswith(".101") and device == "eth1", "ping: local error: message too long, mtu=1500"
+
+    checks = dgx_verify.ping_checks([NIC], lifs, ping)
+    assert sent == [("eth1", 8972, "172.31.251.101")]
+    assert checks[0]["status"] == "pass"
+    refused = dgx_verify.ping_checks([NIC], lifs, lambda *a: (False, "message too long"))
+    assert refused[0]["status"] == "fail" and "message too long" in refused[0]["detail"]
+
+
+def test_gpu_check():
+    present = {"present": True, "count": 8, "models": ["NVIDIA A100-SXM4-40GB"]}
+    assert verification.gpu_check(present, {"count": 8})["status"] == "pass"
+    assert verification.gpu_check({**present, "count": 7}, {"count": 8})["status"] == "fail"
+    absent = verification.gpu_check({"present": False, "reason": "nvidia-smi not found"}, {"count": 8})
+    assert absent["status"] == "not_applicable" and "nvidia-smi not found" in absent["detail"]
+
+
+def test_plan_checks_fail_per_kind_with_something_pending():
+    plans = {"lifs": {"lifs": [{"key": "svm:lif1", "action": "create", "changes": {"address": {}}}], "rdma": [],
+                      "errors": [], "pending": 1, "diff": {}},
+             "flexgroups": {"flexgroups": [], "errors": ["volume data is a FlexVol"], "pending": 0, "diff": {}}}
+    checks = {c["name"]: c for c in verification.plan_checks(plans)}
+    assert checks["ONTAP lifs"]["status"] == "fail" and "svm:lif1 (create: address)" in checks["ONTAP lifs"]["detail"]
+    assert checks["ONTAP rdma"]["status"] == "pass"
+    errors = [c for c in verification.plan_checks(plans) if c["name"] == "ONTAP flexgroups (left to an operator)"]
+    assert [c["detail"] for c in errors] == ["volume data is a FlexVol"]
+
+
+def test_the_pod_result_exit_codes():
+    passing = {"compute": {"dgx01": [{"name": "x", "status": "pass"}, {"name": "g", "status": "not_applicable"}]}}
+    assert verification.pod_result(passing)["exit_code"] == 0
+    silent = {"compute": {"dgx01": [{"name": "x", "status": "pass"}], "dgx02": None}}
+    result = verification.pod_result(silent)
+    assert result["exit_code"] == 2 and result["not_checked"][0]["host"] == "dgx02"
+    failing = {**silent, "switches": {"sw-a": [{"name": "y", "status": "fail", "detail": "VLAN 3111 missing"}]}}
+    result = verification.pod_result(failing)
+    assert result["exit_code"] == 1 and not result["ok"]
+    assert result["failures"] == [{"name": "y", "status": "fail", "detail": "VLAN 3111 missing", "layer": "switches", "host": "sw-a"}]
+    lines = verification.summary_lines(result)
+    assert lines[0].startswith("verification: FAIL") and any("VLAN 3111 missing" in line for line in lines)
+
+
+def test_an_unknown_status_can_never_pass():
+    result = verification.pod_result({"storage": {"c": [{"name": "z", "status": "ok"}]}})
+    assert result["exit_code"] == 2
+
+
+def test_lif_realiser_places_each_address_on_the_bridge_of_its_subnet():
+    networks = {"storage-a": {"bridge": "aplab-storage-a", "subnet": "172.31.251.0/24", "mtu": 9000},
+                "storage-b": {"bridge": "aplab-storage-b", "subnet": "172.31.252.0/24", "mtu": 9000}}
+    lifs = [{"uuid": "1", "ip": {"address": "172.31.251.101", "netmask": "24"}},
+            {"uuid": "2", "ip": {"address": "172.31.252.101", "netmask": "255.255.255.0"}},
+            {"uuid": "3", "ip": {"address": "172.31.253.20", "netmask": "24"}},
+            {"uuid": "4", "ip": {"address": "172.31.251.102", "netmask": "24"}, "enabled": False}]
+    legs, homeless = lifhost.plan(lifs, networks, "ns")
+    assert [(leg.bridge, leg.mtu, leg.addresses) for leg in legs] == [
+        ("aplab-storage-a", 9000, ("172.31.251.101/24",)), ("aplab-storage-b", 9000, ("172.31.252.101/24",))]
+    assert homeless == ["172.31.253.20/24"]
+    assert all(len(name) <= 15 for leg in legs for name in (leg.host, leg.inside))
+    assert lifhost.namespace_for("/a/.lab") != lifhost.namespace_for("/b/.lab")
+
+
+def test_lif_legs_keep_their_mac_across_re_creation():
+    # DGX ARP caches stay valid when a factory reset drops and the storage layer re-creates the LIFs.
+    mac = lifhost.leg_mac("lif-abcdef")
+    assert mac == lifhost.leg_mac("lif-abcdef") and mac.startswith("02:") and len(mac.split(":")) == 6
