@@ -69,6 +69,17 @@ def storage():
     return testinfra.get_host(f"ssh://{STORAGE}", ssh_config=SSH_CONFIG)
 
 
+def playbook(name: str, *extra: str) -> tuple[subprocess.CompletedProcess, float]:
+    """ansible-playbook on molecule's inventory of this scenario (its environment: config, vault)."""
+    inventory = os.path.dirname(os.environ["MOLECULE_INVENTORY_FILE"])
+    env = dict(os.environ, ANSIBLE_CALLBACK_RESULT_FORMAT="json", ANSIBLE_CALLBACK_FORMAT_PRETTY="false",
+               ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0", ANSIBLE_CACHE_PLUGIN="memory")
+    started = time.monotonic()
+    run = subprocess.run([str(pathlib.Path(sys.executable).with_name("ansible-playbook")), "-i", inventory,
+                          str(SCENARIO / name), *extra], capture_output=True, text=True, env=env, cwd=REPO, timeout=1800)
+    return run, time.monotonic() - started
+
+
 def boot_id(vm: str) -> str | None:
     result = ssh(vm, "cat /proc/sys/kernel/random/boot_id", timeout=30)
     return result.stdout.strip() if result.returncode == 0 else None
@@ -208,6 +219,36 @@ def test_sysctl_tuning_is_in_the_running_kernel(dgx, phase):
     assert "sunrpc.tcp_max_slot_table_entries = 128" in dgx.file("/etc/sysctl.d/90-aipod-nfs.conf").content_string
 
 
+# ---------------------------------------------------------------------------- the verification's jumbo check
+def verify_compute(tmp_path: pathlib.Path) -> dict[str, dict]:
+    """The checks role verify_compute records for dgx01, by name."""
+    result_file = tmp_path / f"checks-{uuid.uuid4().hex}.json"
+    run, _elapsed = playbook("verify_compute.yml", "-e", f"vm_verify_checks_file={result_file}")
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr
+    return {check["name"]: check for check in json.loads(result_file.read_text())[DGX]}
+
+
+def test_the_verification_catches_a_storage_nic_at_mtu_1500(dgx, nic, plan, tmp_path):
+    """verify_compute passes on the converged VM, and fails MTU and jumbo checks once the NIC is at 1500."""
+    jumbo = [f"jumbo ping {nic['device']} -> {mount['server']}" for mount in plan]
+    mtu = f"{nic['device']} MTU"
+    checks = verify_compute(tmp_path)
+    for name in [mtu, *jumbo] + [f"mount {mount['path']}" for mount in plan]:
+        assert checks[name]["status"] == "pass", checks[name]
+    assert dgx.run(f"ip link set dev {nic['device']} mtu 1500").rc == 0
+    try:
+        checks = verify_compute(tmp_path)
+        assert checks[mtu]["status"] == "fail" and checks[mtu]["detail"] == "MTU 1500, model 9000", checks[mtu]
+        for name in jumbo:
+            assert checks[name]["status"] == "fail", checks[name]
+            assert "8972-byte payload" in checks[name]["detail"] and "too long" in checks[name]["detail"].lower()
+        # The mounts themselves are still there: only the jumbo path is broken.
+        assert all(checks[f"mount {mount['path']}"]["status"] == "pass" for mount in plan)
+    finally:
+        dgx.run(f"ip link set dev {nic['device']} mtu 9000")
+    assert dgx.file(f"/sys/class/net/{nic['device']}/mtu").content_string.strip() == "9000"
+
+
 # ---------------------------------------------------------------------------- refused by the export policy
 def test_the_role_reports_a_refusal_by_the_export_policy_clearly(model):
     """The role on a host the export policy does not admit: it stops at the mount, quickly, and says why."""
@@ -217,13 +258,7 @@ def test_the_role_reports_a_refusal_by_the_export_policy_clearly(model):
     assert refused_plan and {mount["server"] for mount in refused_plan} <= lifs
     # The policy really leaves the stranger's network out: the refusal is the server's.
     assert all(nic["network"] not in policy_clients for policy_clients in exported_networks(model))
-    inventory = os.path.dirname(os.environ["MOLECULE_INVENTORY_FILE"])
-    env = dict(os.environ, ANSIBLE_CALLBACK_RESULT_FORMAT="json", ANSIBLE_CALLBACK_FORMAT_PRETTY="false",
-               ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0", ANSIBLE_CACHE_PLUGIN="memory")
-    started = time.monotonic()
-    run = subprocess.run([str(pathlib.Path(sys.executable).with_name("ansible-playbook")), "-i", inventory,
-                          str(SCENARIO / "refused.yml")], capture_output=True, text=True, env=env, cwd=REPO, timeout=1800)
-    elapsed = time.monotonic() - started
+    run, elapsed = playbook("refused.yml")
     assert run.returncode == 2, f"the role did not fail on {REFUSED} (rc {run.returncode}):\n{run.stdout[-3000:]}{run.stderr}"
     failures, task = [], None
     for line in run.stdout.splitlines():
