@@ -1,19 +1,26 @@
 #!/usr/bin/env python3
-"""Benchmark: the VM lab under emulation. Boot-to-SSH cold and from snapshot, and NFS writes.
+"""Benchmark: the VM lab under emulation. Boot-to-SSH cold and from snapshot, the molecule
+scenario `vm` (converge and idempotent re-run of role dgx_node), and NFS writes in the DGX VM.
 
 In one run:
 1. cold: the VMs' snapshots are dropped and `lab/lab start vms` boots every VM from scratch
    (in parallel) and saves a fresh snapshot; boot-to-SSH per VM and the whole start are timed;
 2. snapshot: `lab/lab stop vms; lab/lab start vms` restores every VM from its snapshot;
-3. NFS write throughput inside the DGX VM: its storage NIC as the model says (VLAN, MTU 9000),
-   the model's /mnt/data mount (NFSv4.1, nconnect=16, 256 KiB), `dd bs=1M conv=fsync` of a file
-   to the mount, median of --repeat runs, next to the same dd to the VM's own disk.
+3. scenario: `molecule converge -s vm` (the role configures the DGX VM: netplan VLAN + MTU 9000,
+   the model's NFS mounts, sysctl) and `molecule idempotence -s vm` (the no-op re-run), each timed
+   as a whole command and as the playbook alone (the time the bundle's callback reports), with the
+   compute play's strategy (Mitogen), then from the snapshots again with Ansible's linear one;
+4. NFS write throughput inside the DGX VM on the mount the role made (/mnt/data: NFSv4.1,
+   nconnect=16, 256 KiB), `dd bs=1M conv=fsync`, median of --repeat runs, next to the same dd to
+   the VM's own disk;
+5. optionally (--full-scenario) the wall time of `molecule test -s vm` as CI runs it (destroy,
+   syntax, create, converge, idempotence, verify with a reboot and the refused host, destroy).
 
 Figures are under TCG emulation (or KVM where the lab found it working: see the accelerator
 line) and reported as ratios within the run. The image is built first if its recipe changed
-(not timed here; `lab/lab start vms` prints its build time).
+(not timed here; `lab/lab start vms` prints its build time). The run ends with the VMs stopped.
 
-    .venv/bin/python benchmarks/vms.py [--skip-cold] [--repeat 3] [--megabytes 256]
+    .venv/bin/python benchmarks/vms.py [--skip-cold] [--full-scenario] [--repeat 3] [--megabytes 256]
 """
 from __future__ import annotations
 
@@ -30,12 +37,11 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "plugins", "module_utils"), os.path.join(ROOT, "lab", "vms")]
 
-import yaml  # noqa: E402
 from aipod_site import model as site_model  # noqa: E402
 from aipod_site.inventory import load_site  # noqa: E402
-from vmlab.plan import host_storage_netplan  # noqa: E402
 
 INVENTORY = os.path.join(ROOT, "inventories", "lab-vm")
+SCENARIO_INVENTORY = os.path.join(ROOT, "molecule", "vm", "inventory")
 STATE = os.path.join(os.environ.get("AIPOD_LAB_DIR", os.path.join(ROOT, ".lab")), "vms")
 DGX = "dgx01"
 
@@ -86,30 +92,43 @@ def dd_megabytes_per_second(vm: str, path: str, megabytes: int) -> float:
     return megabytes * 1048576 / float(match.group(1)) / 1e6
 
 
+def molecule(*args: str, ansible_args: tuple[str, ...] = ()) -> dict:
+    """Run molecule on the vm scenario; wall time of the command and the playbook's own time."""
+    env = dict(os.environ, PATH=os.path.join(ROOT, ".venv", "bin") + os.pathsep + os.environ.get("PATH", ""),
+               ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"))
+    started = time.monotonic()
+    command = ["molecule", *args, "-s", "vm"] + (["--", *ansible_args] if ansible_args else [])
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    wall = time.monotonic() - started
+    output = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout + result.stderr)
+    if result.returncode != 0:
+        sys.exit(f"molecule {' '.join(args)} -s vm failed:\n{output[-4000:]}")
+    playbook = re.findall(r"==> converge\.yml: SUCCESS in ([0-9.]+) s", output)
+    recap = re.findall(r"dgx01\s+: ok=(\d+)\s+changed=(\d+)", output)
+    return {"wall_s": round(wall, 1), "playbook_s": float(playbook[-1]) if playbook else None,
+            "ok": int(recap[-1][0]) if recap else None, "changed": int(recap[-1][1]) if recap else None}
+
+
 def nfs_throughput(model: dict, repeat: int, megabytes: int) -> dict:
-    netplan = yaml.safe_dump(host_storage_netplan(model, DGX), sort_keys=False)
-    ssh(DGX, f"install -m 0600 /dev/stdin /etc/netplan/60-benchmark.yaml <<'EOF'\n{netplan}EOF\nnetplan apply 2>/dev/null")
-    vlan = next(iter(host_storage_netplan(model, DGX)["network"]["vlans"].values()))
-    deadline = time.monotonic() + 120
-    while vlan["addresses"][0] not in ssh(DGX, "ip -o -4 addr") and time.monotonic() < deadline:
-        time.sleep(1)
+    """dd through the mount the role made (the scenario has converged), and to the VM's own disk."""
     mount = next(m for m in site_model.mount_plan(model, DGX) if m["options_text"].startswith("vers=4.1"))
-    ssh(DGX, f"mkdir -p {mount['path']} && mount -t nfs -o {mount['options_text']} {mount['src']} {mount['path']}")
-    options = next(line for line in ssh(DGX, "cat /proc/mounts").splitlines() if line.split()[1] == mount["path"])
+    options = next((line for line in ssh(DGX, "cat /proc/mounts").splitlines() if line.split()[1] == mount["path"]), None)
+    if options is None:
+        sys.exit(f"{mount['path']} is not mounted in {DGX}: the scenario's converge did not mount it")
     nfs = [dd_megabytes_per_second(DGX, f"{mount['path']}/benchmark.bin", megabytes) for _ in range(repeat)]
     local = [dd_megabytes_per_second(DGX, "/root/benchmark.bin", megabytes) for _ in range(repeat)]
-    ssh(DGX, f"umount {mount['path']}")
     return {"mount": options.split()[3], "nfs_mb_s": statistics.median(nfs), "local_mb_s": statistics.median(local),
-            "runs": repeat, "megabytes": megabytes}
+            "nfs_runs_mb_s": [round(v, 1) for v in nfs], "runs": repeat, "megabytes": megabytes}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--skip-cold", action="store_true", help="keep the snapshots (no cold boot)")
+    parser.add_argument("--full-scenario", action="store_true", help="also time `molecule test -s vm` as CI runs it")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--megabytes", type=int, default=256)
     args = parser.parse_args()
-    model = load_site(INVENTORY).model
+    model = load_site(SCENARIO_INVENTORY).model
     results: dict = {"load_average_before": os.getloadavg()[0]}
 
     lab("stop")
@@ -125,8 +144,19 @@ def main() -> int:
     results["snapshot_ssh_s"] = boot_times()
     results["snapshot_cpu_s"] = boot_cpu()
     results["accelerator"] = lab_state()["accelerator"]
-    results["nfs"] = nfs_throughput(model, args.repeat, args.megabytes)
-    lab("stop")  # the next start restores the snapshot: the benchmark leaves nothing behind
+    # The scenario on the VMs just restored (its create step finds them running), with the compute
+    # play's strategy (Mitogen), then again from the snapshots with Ansible's linear strategy.
+    for strategy in ("aipod_mitogen_linear", "linear"):
+        extra = ("-e", f"compute_strategy={strategy}")
+        if strategy != "aipod_mitogen_linear":
+            molecule("destroy")
+        results[f"converge_{strategy}"] = molecule("converge", ansible_args=extra)
+        results[f"idempotence_{strategy}"] = molecule("idempotence", ansible_args=extra)
+        if strategy == "aipod_mitogen_linear":
+            results["nfs"] = nfs_throughput(model, args.repeat, args.megabytes)
+    molecule("destroy")  # lab/lab stop vms: the next start restores the snapshot
+    if args.full_scenario:
+        results["scenario_test"] = molecule("test")
     results["load_average_after"] = os.getloadavg()[0]
 
     emulation = "TCG software emulation" if results["accelerator"] == "tcg" else results["accelerator"].upper()
@@ -145,8 +175,15 @@ def main() -> int:
               f"({results['cold_start_s'] / results['snapshot_start_s']:.0f}x)")
     else:
         print(f"lab/lab start vms from snapshots: {results['snapshot_start_s']:.1f} s")
+    for strategy in ("aipod_mitogen_linear", "linear"):
+        for step in ("converge", "idempotence"):
+            run = results[f"{step}_{strategy}"]
+            print(f"molecule {step} -s vm, strategy {strategy}: {run['wall_s']:.1f} s (playbook {run['playbook_s']} s; "
+                  f"ok={run['ok']} changed={run['changed']})")
+    if "scenario_test" in results:
+        print(f"molecule test -s vm (what CI runs): {results['scenario_test']['wall_s']:.1f} s")
     nfs = results["nfs"]
-    print(f"NFS write in {DGX} ({nfs['megabytes']} MiB, dd conv=fsync, median of {nfs['runs']}): "
+    print(f"NFS write in {DGX} to the role's mount ({nfs['megabytes']} MiB, dd conv=fsync, median of {nfs['runs']}): "
           f"{nfs['nfs_mb_s']:.1f} MB/s over NFS vs {nfs['local_mb_s']:.1f} MB/s to the VM's own disk "
           f"({nfs['nfs_mb_s'] / nfs['local_mb_s']:.2f}x)")
     print(f"mount options: {nfs['mount']}")
