@@ -141,8 +141,8 @@ def mgmt_netplan() -> dict[str, Any]:
 def host_storage_netplan(model: dict, host: str) -> dict[str, Any]:
     """netplan for a host's storage NICs from the model: MTU of the network, VLAN device if tagged.
 
-    The lab applies it to server VMs (the stranger); the phase-1 VM tests apply it to the DGX VM
-    where the compute role will do it in the molecule scenario.
+    The lab applies it to server VMs (the stranger). A DGX VM's storage NICs are the compute
+    role's job (molecule scenario vm); nothing applies this to them.
     """
     networks = m.networks_by_name(model)
     ethernets: dict[str, Any] = {}
