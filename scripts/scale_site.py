@@ -4,8 +4,8 @@
 The base inventory's first DGX (host_vars/dgx01.yml) is the template: every new DGX gets the
 template's addresses shifted by its position, and every switch gets one port (and, where the
 template has them, one port-channel) per DGX, named in a module of its own so existing ports are
-kept. Pod-wide files are copied unchanged. The copy stays at the same depth as the base
-(<repo>/<dir>/<name>) so relative paths inside it (a lab kubeconfig, a CA file) keep working.
+kept. Pod-wide files are copied; the relative paths they hold (a CA file, a kubeconfig) are
+rewritten so they still name the same files from the copy's place.
 
     scripts/scale_site.py inventories/lab 16 .lab/inventories/lab-16
 """
@@ -23,6 +23,26 @@ import yaml
 
 MODELINE = "# yaml-language-server: $schema=../../../schemas/host.schema.json\n"
 DGX_NAME = re.compile(r"^dgx(\d+)$")
+# Keys of the model whose values are paths relative to the inventory directory.
+RELATIVE_PATH_LINE = re.compile(r"^(?P<lead>\s*(?:ca_file|kubeconfig):\s*)(?P<path>\.\.?/\S+)\s*$", re.MULTILINE)
+
+
+def _rebase_paths(base: str, output: str) -> None:
+    """Relative paths in the copied group_vars point where they pointed from the base inventory."""
+    for directory, _, files in os.walk(os.path.join(output, "group_vars")):
+        for name in files:
+            path = os.path.join(directory, name)
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+
+            def rebase(match: re.Match) -> str:
+                target = os.path.normpath(os.path.join(os.path.abspath(base), match["path"]))
+                return match["lead"] + os.path.relpath(target, os.path.abspath(output))
+
+            rebased = RELATIVE_PATH_LINE.sub(rebase, text)
+            if rebased != text:
+                with open(path, "w", encoding="utf-8") as handle:
+                    handle.write(rebased)
 
 
 def _shift(address: str, offset: int) -> str:
@@ -44,6 +64,7 @@ def scale(base: str, count: int, output: str) -> str:
     if os.path.exists(output):
         shutil.rmtree(output)
     shutil.copytree(base, output)
+    _rebase_paths(base, output)
     host_vars = os.path.join(output, "host_vars")
     with open(os.path.join(base, "host_vars", "dgx01.yml"), encoding="utf-8") as handle:
         template = yaml.safe_load(handle)
@@ -91,10 +112,19 @@ def scale(base: str, count: int, output: str) -> str:
         switch["port_channels"] = [c for c in switch.get("port_channels", [])
                                    if not DGX_NAME.match(str(c.get("connects_to", {}).get("host", "")))]
         prefix = "swp" if switch.get("platform") == "cumulus" else "Ethernet"
+        # DGX ports take the switch's free front-panel ports first (a 32-port switch: Ethernet1/1-32
+        # or swp1-32), then ports of a second module, which only a larger chassis has.
+        used = {p.get("name") for p in switch.get("ports", [])} | {
+            m for c in switch.get("port_channels", []) for m in c.get("members", [])} | {
+            m for m in ((switch.get("vpc") or {}).get("peer_link") or {}).get("members", [])} | {
+            m for m in ((switch.get("mlag") or {}).get("peer_link") or {}).get("members", [])}
+        front = [f"swp{n}" if prefix == "swp" else f"Ethernet1/{n}" for n in range(1, 33)]
+        free = [port for port in front if port not in used]
         for offset, name in enumerate(names, start=1):
             if port_template:
                 port = copy.deepcopy(port_template)
-                port["name"] = f"{prefix}2{offset}" if prefix == "swp" else f"Ethernet2/{offset}"
+                port["name"] = (free[offset - 1] if offset <= len(free)
+                                else f"{prefix}2{offset}" if prefix == "swp" else f"Ethernet2/{offset}")
                 port["connects_to"]["host"] = name
                 switch["ports"].append(port)
             if channel_template:

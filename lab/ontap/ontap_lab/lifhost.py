@@ -18,6 +18,7 @@ import ipaddress
 import json
 import os
 import subprocess
+import sys
 import threading
 from dataclasses import dataclass, field
 
@@ -133,8 +134,31 @@ def apply(legs: list[Leg], namespace: str) -> None:
                 present.add(f"{info['local']}/{info['prefixlen']}")
         for address in sorted(present - set(leg.addresses)):
             _ip("addr", "del", address, "dev", leg.inside, namespace=namespace)
-        for address in sorted(set(leg.addresses) - present):
+        added = sorted(set(leg.addresses) - present)
+        for address in added:
             _ip("addr", "add", address, "dev", leg.inside, namespace=namespace)
+        if added:
+            announce(namespace, leg.inside, [a.split("/")[0] for a in added])
+
+
+# Sent from inside the namespace (Python 3.11 has no os.setns): one gratuitous ARP per address,
+# as ONTAP does when a LIF comes up or moves, so neighbours' ARP caches follow at once.
+_GRATUITOUS_ARP = r"""
+import socket, sys
+device, addresses = sys.argv[1], sys.argv[2:]
+mac = bytes.fromhex(open(f"/sys/class/net/{device}/address").read().strip().replace(":", ""))
+with socket.socket(socket.AF_PACKET, socket.SOCK_RAW) as s:
+    s.bind((device, 0))
+    for address in addresses:
+        ip = socket.inet_aton(address)
+        arp = b"\x00\x01\x08\x00\x06\x04\x00\x02" + mac + ip + b"\xff" * 6 + ip
+        s.send(b"\xff" * 6 + mac + b"\x08\x06" + arp)
+"""
+
+
+def announce(namespace: str, device: str, addresses: list[str]) -> None:
+    subprocess.run(["ip", "netns", "exec", namespace, sys.executable, "-c", _GRATUITOUS_ARP, device, *addresses],
+                   capture_output=True, text=True, check=True)
 
 
 def remove(lab_dir: str) -> None:
