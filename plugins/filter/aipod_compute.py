@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 """Filters of the compute layer: per-host values the dgx_* roles derive from the site model.
 
-Docs: aipod_host_storage_plan.yml, aipod_compute_plans.yml, aipod_storage_network_files.yml and
-aipod_ring_settings.yml beside this file. The derivation itself lives in
+Docs: aipod_host_storage_plan.yml, aipod_compute_plans.yml, aipod_storage_network_files.yml,
+aipod_ring_settings.yml and aipod_mounts_pending.yml beside this file. The derivation itself lives in
 plugins/module_utils/aipod_site/model.py with the others (one place for every derived value).
 """
 from __future__ import annotations
@@ -56,6 +56,31 @@ def aipod_compute_plans(model: Mapping, hosts: list) -> dict[str, dict]:
             "common_user": common_user if "kube_node" in groups else {},
         }
     return plans
+
+
+PROBE_KEYS = ("path", "src", "options", "lif", "export_policy", "svm", "network")
+
+
+def aipod_mounts_pending(mounts: list, active: Mapping, nics: list) -> list[dict]:
+    """The mounts of aipod_mount_plan that are not active with their planned source, for nfs_mount_probe.
+
+    active is dgx_host_facts' nfs.mounts (mount point -> {src, ...}); nics is this host's
+    aipod_host_storage_plan. Each entry keeps what the probe needs and names the client side: the
+    host's address and device on the mount's network (client_address, client_device).
+    """
+    if not isinstance(mounts, list) or not isinstance(nics, list):
+        raise AnsibleFilterError("aipod_mounts_pending: expected the mount plan and the storage NIC plan (lists)")
+    active = active if isinstance(active, Mapping) else {}
+    pending = []
+    for mount in mounts:
+        current = active.get(mount.get("path"))
+        if isinstance(current, Mapping) and current.get("src") == mount.get("src"):
+            continue
+        nic = next((nic for nic in nics if nic.get("network") == mount.get("network")), {})
+        entry = {key: mount.get(key) for key in PROBE_KEYS}
+        entry.update({"client_address": nic.get("address"), "client_device": nic.get("device")})
+        pending.append(entry)
+    return pending
 
 
 NETPLAN_FILE = "60-aipod-storage.yaml"
@@ -123,4 +148,5 @@ class FilterModule:
             "aipod_compute_plans": aipod_compute_plans,
             "aipod_storage_network_files": aipod_storage_network_files,
             "aipod_ring_settings": aipod_ring_settings,
+            "aipod_mounts_pending": aipod_mounts_pending,
         }

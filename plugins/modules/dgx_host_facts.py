@@ -18,7 +18,8 @@ description:
     ConnectX NIC with RDMA devices, its MTU and its ring sizes (current and maximum) where the
     driver reports them.
   - C(nfs) - whether this kernel can mount NFS now (C(nfs) in C(/proc/filesystems) or the module
-    loadable, and the privilege to mount), with the reason when it cannot.
+    loadable, and the privilege to mount), with the reason when it cannot, and the NFS mounts that are
+    active now (C(mounts), from C(/proc/mounts) - mount point to source, type and options).
   - C(sysctl_writable) - whether C(/proc/sys) can be written here.
   - C(packages_missing) - which of O(packages) are not installed (dpkg).
   - C(tools) - paths of the programs the role may use (mlnx_qos, nvidia-smi, nvidia-container-runtime,
@@ -92,7 +93,9 @@ ansible_facts:
         nics: {eth1: {present: true, driver: veth, mellanox: false, rdma_devices: [], mtu: 9000, rings: null,
                       ring_error: "netlink error: Operation not supported"}}
         nfs: {kernel: false, loadable: false, privileged: false, can_mount: false,
-              reason: "nfs is not in /proc/filesystems and no nfs module can be loaded"}
+              reason: "nfs is not in /proc/filesystems and no nfs module can be loaded",
+              mounts: {/mnt/data: {src: "172.31.251.101:/data", fstype: nfs4,
+                                   options: [rw, vers=4.1, rsize=262144, wsize=262144, hard, proto=tcp, nconnect=16]}}}
         sysctl_writable: false
         packages_missing: []
         tools: {ethtool: /usr/sbin/ethtool, mlnx_qos: null}
@@ -155,6 +158,19 @@ def nfs_capability(filesystems: str, loadable: bool, cap_eff_hex: str | None) ->
         reasons.append("this root lacks CAP_SYS_ADMIN, which mounting needs")
     return {"kernel": kernel, "loadable": loadable, "privileged": privileged, "can_mount": not reasons,
             "reason": "; ".join(reasons)}
+
+
+def active_nfs_mounts(proc_mounts: str) -> dict[str, dict[str, Any]]:
+    """Mount point -> {src, fstype, options} of every NFS mount in /proc/mounts (the last one wins)."""
+    mounts: dict[str, dict[str, Any]] = {}
+    for line in proc_mounts.splitlines():
+        fields = line.split()
+        if len(fields) < 4 or fields[2] not in ("nfs", "nfs4"):
+            continue
+        # /proc/mounts escapes space, tab, newline and backslash as octal (\040 ...).
+        path = re.sub(r"\\([0-7]{3})", lambda match: chr(int(match.group(1), 8)), fields[1])
+        mounts[path] = {"src": fields[0], "fstype": fields[2], "options": fields[3].split(",")}
+    return mounts
 
 
 def docker_daemon_config(daemon_json: str | None) -> dict | None:
@@ -309,7 +325,8 @@ class HostReader:
             loadable = self.run(modprobe, "-n", "-q", "nfs")[0] == 0
         status = _read("/proc/self/status") or ""
         match = re.search(r"^CapEff:\s*([0-9a-fA-F]+)", status, re.MULTILINE)
-        return nfs_capability(_read("/proc/filesystems") or "", loadable, match.group(1) if match else None)
+        capability = nfs_capability(_read("/proc/filesystems") or "", loadable, match.group(1) if match else None)
+        return {**capability, "mounts": active_nfs_mounts(_read("/proc/mounts") or "")}
 
     def packages_missing(self, packages: list[str]) -> list[str]:
         if not packages:

@@ -57,3 +57,25 @@ def test_compute_plans_of_the_lab_pod():
     assert FILTERS["aipod_compute_plans"](model, ["dgx02"])["dgx02"]["common_user"] == {}
     with pytest.raises(AnsibleFilterError, match="'lab-sw-a' is not a DGX"):
         FILTERS["aipod_compute_plans"](model, ["lab-sw-a"])
+
+
+def test_mounts_pending_are_those_not_active_with_their_planned_source():
+    nics = [{"device": "enp225s0f0.3111", "network": "storage-a", "address": "172.31.241.11"}]
+    plan = [
+        {"path": "/mnt/data", "src": "172.31.241.101:/data", "options": ["vers=4.1"], "lif": "a", "export_policy": "p",
+         "svm": "s", "network": "storage-a", "server": "172.31.241.101", "fstype": "nfs"},
+        {"path": "/mnt/home", "src": "172.31.241.102:/home_vol", "options": ["vers=3"], "lif": "b", "export_policy": "p",
+         "svm": "s", "network": "storage-a", "server": "172.31.241.102", "fstype": "nfs"},
+    ]
+    pending = FILTERS["aipod_mounts_pending"]
+    assert pending(plan, {"/mnt/data": {"src": "172.31.241.101:/data"}, "/mnt/home": {"src": "172.31.241.102:/home_vol"}},
+                   nics) == []
+    # Not mounted, or mounted from another source: probed, with the client side named.
+    [home] = pending(plan, {"/mnt/data": {"src": "172.31.241.101:/data"}, "/mnt/home": {"src": "172.31.241.101:/home_vol"}},
+                     nics)
+    assert home == {"path": "/mnt/home", "src": "172.31.241.102:/home_vol", "options": ["vers=3"], "lif": "b",
+                    "export_policy": "p", "svm": "s", "network": "storage-a", "client_address": "172.31.241.11",
+                    "client_device": "enp225s0f0.3111"}
+    assert [m["path"] for m in pending(plan, {}, nics)] == ["/mnt/data", "/mnt/home"]
+    with pytest.raises(AnsibleFilterError):
+        pending({"not": "a list"}, {}, nics)

@@ -82,3 +82,19 @@ def test_common_user_conflicts():
         "uid 2000 belongs to user 'bob'", "user 'aipod' exists with uid 2001, not 2000",
         "gid 2000 belongs to group 'staff'"]
     assert facts.user_conflicts(None, *lookups({}, {})) == []
+
+
+def test_active_nfs_mounts_from_proc_mounts():
+    proc_mounts = (
+        "/dev/vda / ext4 rw,relatime 0 0\n"
+        "172.31.241.101:/data /mnt/data nfs4 rw,relatime,vers=4.1,rsize=262144,wsize=262144,hard,proto=tcp,nconnect=16 0 0\n"
+        "172.31.241.102:/home_vol /mnt/my\\040home nfs rw,vers=3,hard,proto=tcp 0 0\n"
+        "nfsd /proc/fs/nfsd nfsd rw,relatime 0 0\n"
+    )
+    mounts = facts.active_nfs_mounts(proc_mounts)
+    assert sorted(mounts) == ["/mnt/data", "/mnt/my home"]
+    assert mounts["/mnt/data"] == {"src": "172.31.241.101:/data", "fstype": "nfs4",
+                                   "options": ["rw", "relatime", "vers=4.1", "rsize=262144", "wsize=262144", "hard",
+                                               "proto=tcp", "nconnect=16"]}
+    assert mounts["/mnt/my home"]["fstype"] == "nfs"
+    assert facts.active_nfs_mounts("") == {}

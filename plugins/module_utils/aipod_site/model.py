@@ -443,6 +443,7 @@ def mount_plan(model: dict, host: str) -> list[dict]:
             "svm": svm["name"],
             "flexgroup": flexgroup.get("name"),
             "junction_path": flexgroup.get("junction_path"),
+            "export_policy": flexgroup.get("export_policy"),
             "lif": lif["name"],
             "lif_node": lif["node"],
             "server": lif["address"],
