@@ -13,9 +13,10 @@ description:
   - C(storage NIC MTU) and address, from C(/sys/class/net) and C(ip -j addr).
   - C(jumbo ping) to every data LIF on the network of each storage NIC, with don't-fragment set and the
     largest payload the NIC's model MTU allows (MTU minus 28 bytes of IP and ICMP headers), out of that NIC.
-  - C(mount) options, exactly as the model lists them, in C(/proc/mounts) where the file system is mounted,
-    together with the server and export. Where the kernel has no NFS client the mount cannot exist; the
-    check then reads the persisted configuration (C(/etc/fstab)) instead and says so.
+  - C(mount) options, exactly as the model lists them, on the mounts active now (as C(dgx_host_facts) reads
+    them), together with the server and export. Where the host cannot mount NFS (C(dgx_host_facts)' C(nfs)
+    capability) the mount cannot exist; the check then reads the persisted configuration (C(/etc/fstab))
+    instead and says so.
 version_added: "1.0.0"
 author: ONTAP AI pod bundle contributors
 options:
@@ -34,6 +35,12 @@ options:
     type: list
     elements: dict
     default: []
+  nfs:
+    description:
+      - The host's NFS state, the C(nfs) of C(dgx_host_facts)' C(aipod_host) fact (C(can_mount), C(reason) and the
+        active C(mounts), mount point -> C(src), C(options)).
+      - Required when O(mounts) is not empty.
+    type: dict
   ping_count:
     description: Echo requests per LIF; the check passes when any is answered.
     type: int
@@ -57,6 +64,7 @@ EXAMPLES = r"""
     nics: "{{ plan.nics }}"
     lifs: "{{ model | aipod_data_lifs_for(inventory_hostname) }}"
     mounts: "{{ plan.mounts }}"
+    nfs: "{{ host_facts.ansible_facts.aipod_host.nfs }}"
   register: data_path
 """
 
@@ -86,8 +94,6 @@ failed_checks:
 """
 
 import json
-import os
-import subprocess
 from typing import Any, Callable
 
 from ansible.module_utils.basic import AnsibleModule
@@ -104,23 +110,23 @@ def jumbo_payload(mtu: int) -> int:
     return int(mtu) - ICMP_AND_IP_HEADERS
 
 
-def parse_mounts(text: str) -> dict[str, dict[str, Any]]:
-    """/proc/mounts or /etc/fstab: mount point -> {source, fstype, options (dict)}. Comments skipped."""
-    mounts: dict[str, dict[str, Any]] = {}
+def parse_fstab(text: str) -> dict[str, dict[str, Any]]:
+    """/etc/fstab: mount point -> {src, options (list)}, like dgx_host_facts' active mounts. Comments skipped."""
+    entries: dict[str, dict[str, Any]] = {}
     for line in text.splitlines():
         fields = line.split()
         if len(fields) < 4 or fields[0].startswith("#"):
             continue
-        options: dict[str, str | None] = {}
-        for option in fields[3].split(","):
-            key, _, value = option.partition("=")
-            options[key] = value if _ else None
-        mounts[fields[1]] = {"source": fields[0], "fstype": fields[2], "options": options}
-    return mounts
+        entries[fields[1]] = {"src": fields[0], "fstype": fields[2], "options": fields[3].split(",")}
+    return entries
 
 
-def option_differences(expected: list[str], actual: dict[str, str | None]) -> list[str]:
+def option_differences(expected: list[str], options: list[str]) -> list[str]:
     """Each model option the actual options lack or hold with another value, as 'want (found)'."""
+    actual: dict[str, str | None] = {}
+    for option in options:
+        key, has_value, value = option.partition("=")
+        actual[key] = value if has_value else None
     differences = []
     for option in expected:
         key, has_value, value = option.partition("=")
@@ -159,33 +165,30 @@ def ping_checks(nics: list[dict], lifs: list[dict], ping: Callable[[str, int, st
     return results
 
 
-def mount_checks(mounts: list[dict], proc_mounts: dict, fstab: dict, kernel_mounts_nfs: bool, why_not: str) -> list[dict]:
+def mount_checks(mounts: list[dict], active: dict, fstab: dict, can_mount: bool, why_not: str) -> list[dict]:
+    """active and fstab: mount point -> {src, options (list)}."""
     results = []
     for mount in mounts:
         path, src, options = mount["path"], mount["src"], list(mount.get("options", []))
         name = f"mount {path}"
-        mounted = proc_mounts.get(path)
-        if mounted is not None:
-            problems = option_differences(options, mounted["options"])
-            if mounted["source"] != src:
-                problems.insert(0, f"server {mounted['source']} (model {src})")
-            results.append(check(name, "fail" if problems else "pass",
-                                 "; ".join(problems) if problems else f"{src} mounted with {','.join(options)}"))
+        mounted = path in active
+        # A host that cannot mount NFS has only the persisted entry to show.
+        found = active[path] if mounted else None if can_mount else fstab.get(path)
+        if found is None:
+            if can_mount:
+                detail = f"{src} is not mounted on {path}" + ("" if path in fstab else " and is not in /etc/fstab")
+            else:
+                detail = f"not in /etc/fstab, and not mounted ({why_not})"
+            results.append(check(name, "fail", detail))
             continue
-        configured = fstab.get(path)
-        if kernel_mounts_nfs:
-            results.append(check(name, "fail", f"{src} is not mounted on {path}"
-                                 + ("" if configured else " and is not in /etc/fstab")))
-            continue
-        if configured is None:
-            results.append(check(name, "fail", f"not in /etc/fstab, and not mounted ({why_not})"))
-            continue
-        problems = option_differences(options, configured["options"])
-        if configured["source"] != src:
-            problems.insert(0, f"server {configured['source']} (model {src})")
-        results.append(check(f"{name} (persisted)", "fail" if problems else "pass",
-                             "; ".join(problems) if problems else f"/etc/fstab: {src} with {','.join(options)}"))
-        results.append(check(name, "not_applicable", f"not mounted: {why_not}"))
+        problems = option_differences(options, found["options"])
+        if found["src"] != src:
+            problems.insert(0, f"server {found['src']} (model {src})")
+        where = "mounted" if mounted else "/etc/fstab:"
+        results.append(check(name if mounted else f"{name} (persisted)", "fail" if problems else "pass",
+                             "; ".join(problems) if problems else f"{where} {src} with {','.join(options)}"))
+        if not mounted:
+            results.append(check(name, "not_applicable", f"not mounted: {why_not}"))
     return results
 
 
@@ -228,16 +231,6 @@ def _ping(module: AnsibleModule, count: int, timeout: int) -> Callable[[str, int
     return ping
 
 
-def _kernel_mounts_nfs() -> tuple[bool, str]:
-    filesystems = _read("/proc/filesystems").split()
-    if "nfs" in filesystems or "nfs4" in filesystems:
-        return True, ""
-    modules = f"/lib/modules/{os.uname().release}"
-    if any(os.path.exists(f"{modules}/kernel/fs/nfs/{name}") for name in ("nfs.ko", "nfs.ko.xz", "nfs.ko.zst")):
-        return True, ""
-    return False, "this kernel has no NFS client"
-
-
 def main() -> None:
     module = AnsibleModule(
         argument_spec={
@@ -246,15 +239,18 @@ def main() -> None:
             "mounts": {"type": "list", "elements": "dict", "default": []},
             "ping_count": {"type": "int", "default": 2},
             "ping_timeout": {"type": "int", "default": 2},
+            "nfs": {"type": "dict"},
         },
         supports_check_mode=True,
     )
     params = module.params
-    can_mount, why_not = _kernel_mounts_nfs()
+    nfs = params["nfs"] or {}
+    if params["mounts"] and not params["nfs"]:
+        module.fail_json(msg="nfs (the nfs of dgx_host_facts' aipod_host fact) is required to check mounts")
     checks = nic_checks(params["nics"], _read_mtu, lambda device: _addresses(module, device))
     checks += ping_checks(params["nics"], params["lifs"], _ping(module, params["ping_count"], params["ping_timeout"]))
-    checks += mount_checks(params["mounts"], parse_mounts(_read("/proc/mounts")), parse_mounts(_read("/etc/fstab")),
-                           can_mount, why_not)
+    checks += mount_checks(params["mounts"], nfs.get("mounts") or {}, parse_fstab(_read("/etc/fstab")),
+                           bool(nfs.get("can_mount")), nfs.get("reason") or "")
     module.exit_json(changed=False, checks=checks, failed_checks=sum(1 for c in checks if c["status"] == "fail"))
 
 

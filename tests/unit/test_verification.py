@@ -5,7 +5,7 @@ import sys
 
 import pytest
 from aipod_site import verification
-from modules import dgx_verify
+from modules import dgx_host_facts, dgx_verify
 from project_paths import REPO
 
 sys.path.insert(0, str(REPO / "lab" / "ontap"))
@@ -17,6 +17,11 @@ PROC_MOUNTS = (
     "172.31.251.101:/data /mnt/data nfs4 rw,relatime,vers=4.1,rsize=262144,wsize=262144,namlen=255,hard,proto=tcp,"
     "nconnect=16,timeo=600,retrans=2,sec=sys,clientaddr=172.31.251.11,local_lock=none,addr=172.31.251.101 0 0\n"
 )
+
+
+def active(text: str) -> dict:
+    """Active mounts as dgx_verify receives them: dgx_host_facts' own reading of /proc/mounts."""
+    return dgx_host_facts.active_nfs_mounts(text)
 MOUNT = {"path": "/mnt/data", "src": "172.31.251.101:/data", "options": MODEL_OPTIONS}
 NIC = {"device": "eth1", "mtu": 9000, "cidr": "172.31.251.11/24", "network": "storage-a"}
 
@@ -27,7 +32,7 @@ def test_the_jumbo_payload_fills_the_mtu_exactly():
 
 
 def test_a_mount_with_the_model_options_passes():
-    checks = dgx_verify.mount_checks([MOUNT], dgx_verify.parse_mounts(PROC_MOUNTS), {}, True, "")
+    checks = dgx_verify.mount_checks([MOUNT], active(PROC_MOUNTS), {}, True, "")
     assert [c["status"] for c in checks] == ["pass"]
 
 
@@ -38,19 +43,19 @@ def test_a_mount_with_the_model_options_passes():
 ])
 def test_a_mount_with_another_option_fails_and_names_it(replace, expected):
     changed = PROC_MOUNTS.replace(replace, {"rsize=262144": "rsize=65536", "nconnect=16,": "", "vers=4.1": "vers=3"}[replace], 1)
-    checks = dgx_verify.mount_checks([MOUNT], dgx_verify.parse_mounts(changed), {}, True, "")
+    checks = dgx_verify.mount_checks([MOUNT], active(changed), {}, True, "")
     assert checks[0]["status"] == "fail" and expected in checks[0]["detail"]
 
 
 def test_a_mount_on_another_lif_fails():
     other = PROC_MOUNTS.replace("172.31.251.101:/data", "172.31.251.103:/data")
-    checks = dgx_verify.mount_checks([MOUNT], dgx_verify.parse_mounts(other), {}, True, "")
+    checks = dgx_verify.mount_checks([MOUNT], active(other), {}, True, "")
     assert checks[0]["status"] == "fail" and "server 172.31.251.103:/data" in checks[0]["detail"]
 
 
 def test_without_an_nfs_client_the_persisted_entry_is_checked_and_the_mount_does_not_apply():
     fstab = "# static\n172.31.251.101:/data /mnt/data nfs " + ",".join(MODEL_OPTIONS) + " 0 0\n"
-    checks = dgx_verify.mount_checks([MOUNT], {}, dgx_verify.parse_mounts(fstab), False, "this kernel has no NFS client")
+    checks = dgx_verify.mount_checks([MOUNT], {}, dgx_verify.parse_fstab(fstab), False, "this kernel has no NFS client")
     assert [(c["name"], c["status"]) for c in checks] == [("mount /mnt/data (persisted)", "pass"),
                                                           ("mount /mnt/data", "not_applicable")]
     missing = dgx_verify.mount_checks([MOUNT], {}, {}, False, "this kernel has no NFS client")
