@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import threading
@@ -85,8 +86,6 @@ def test_no_secret_in_the_output_or_the_files_of_a_verbose_site_run(running_lab,
 def ontap_objects() -> dict:
     exported = subprocess.run([str(REPO / "lab" / "ontap" / "ctl"), "export"], cwd=REPO, capture_output=True, text=True,
                               check=True, timeout=120)
-    import json
-
     return json.loads(exported.stdout)
 
 
