@@ -23,10 +23,10 @@ def aipod_gpu_check(found: Any, expected: Any) -> dict:
                                   expected if isinstance(expected, Mapping) else None)
 
 
-def aipod_plan_checks(plans: Any) -> list[dict]:
+def aipod_plan_checks(plans: Any, source: str | None = None) -> list[dict]:
     if not isinstance(plans, Mapping):
         raise AnsibleFilterError(f"aipod_plan_checks: expected a dict of area -> aipod_ontap_plan, got {type(plans).__name__}")
-    return verification.plan_checks(plans)
+    return verification.plan_checks(plans, source or None)
 
 
 def aipod_pod_verification(hostvars: Any, layers: Any) -> dict:

@@ -180,3 +180,42 @@ def test_host_key_is_checked_against_known_hosts(endpoint, tmp_path: pathlib.Pat
     with pytest.raises(paramiko.SSHException):
         connect(endpoint, known_hosts=empty)            # an unknown host is refused, never added
     connect(endpoint).close()
+
+
+VERIFY_PLAYBOOK = """
+- hosts: {switch}
+  gather_facts: false
+  tasks:
+    - name: Compare the switch with the model (switch_nxos, entry point verify)
+      ansible.builtin.include_role:
+        name: switch_nxos
+        tasks_from: verify
+"""
+
+
+def run_verify(tmp_path: pathlib.Path) -> subprocess.CompletedProcess:
+    (tmp_path / "verify.yml").write_text(VERIFY_PLAYBOOK.format(switch=SWITCH))
+    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), PATH=f"{REPO / '.venv/bin'}:{os.environ['PATH']}",
+               ANSIBLE_ROLES_PATH=str(REPO / "roles"))
+    return subprocess.run([str(REPO / ".venv/bin/ansible-playbook"), "-i", str(LAB), str(tmp_path / "verify.yml")],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_the_comparison_finds_a_feature_and_a_vpc_membership_removed_by_hand(endpoint, tmp_path: pathlib.Path):
+    """Features and vPC memberships are compared in one read of the running configuration
+    (compare_config), not one module call per item: it must still see each of them go."""
+    intent = nxos.intent(m.switch_plan(endpoint["model"], SWITCH))
+    member = next(item for item in intent["vpc_interfaces"] if not item.get("peer_link"))
+    shell = Shell(connect(endpoint))
+    assert [(line, out) for line in push_lines(intent) if (out := shell.run(line))] == []
+    matching = run_verify(tmp_path)
+    assert matching.returncode == 0, matching.stdout[-4000:]
+    for line in ["configure terminal", "no feature lldp", f"interface port-channel{member['portchannel']}",
+                 f"no vpc {member['vpc']}", "end"]:
+        assert shell.run(line) == ""
+    differing = run_verify(tmp_path)
+    assert differing.returncode != 0
+    assert "differs from the site model" in differing.stdout
+    assert "'feature lldp'" in differing.stdout and f"'vpc {member['vpc']}'" in differing.stdout
+    # put it back for the other tests of the module
+    assert [(line, out) for line in push_lines(intent) if (out := shell.run(line))] == []

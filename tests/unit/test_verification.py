@@ -111,6 +111,13 @@ def test_plan_checks_fail_per_kind_with_something_pending():
     assert [c["detail"] for c in errors] == ["volume data is a FlexVol"]
 
 
+def test_plan_checks_say_where_the_plans_were_read():
+    plans = {"svms": {"svms": [], "nfs": [], "errors": [], "pending": 0, "diff": {}}}
+    details = [c["detail"] for c in verification.plan_checks(plans, "read by this run's storage layer")]
+    assert details == ["as the model says (read by this run's storage layer)"] * 2
+    assert all(not c["detail"].endswith(")") for c in verification.plan_checks(plans))
+
+
 def test_the_pod_result_exit_codes():
     passing = {"compute": {"dgx01": [{"name": "x", "status": "pass"}, {"name": "g", "status": "not_applicable"}]}}
     assert verification.pod_result(passing)["exit_code"] == 0

@@ -212,7 +212,7 @@ def intent(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) ->
         if peer_link:
             vpc_interfaces.append({"portchannel": str(peer_link["id"]), "peer_link": True})
         vpc_interfaces += [{"portchannel": str(channel["id"]), "vpc": str(channel["vpc"])} for channel in plan["port_channels"]]
-    return {
+    result = {
         "switch": plan["switch"],
         "features": features,
         "vlans": [{"vlan_id": vlan["id"], "name": vlan["name"]} for vlan in plan["vlans"]],
@@ -227,6 +227,23 @@ def intent(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) ->
         "port_config": port_config(plan),
         "policy_names": names,
     }
+    result["compare_config"] = compare_config(result) + result["qos_config"] + result["port_config"]
+    return result
+
+
+def compare_config(intent_: Mapping[str, Any]) -> str:
+    """Lines of `show running-config` that prove the features and vPC memberships are in place.
+
+    nxos_feature and nxos_vpc_interface read the switch once per item; the drift check compares
+    these lines with one read of the running configuration instead (nxos_config, check mode),
+    together with the QoS and per-port block. NX-OS prints an enabled feature as `feature <name>`
+    and a vPC member as `vpc <id>` (or `vpc peer-link`) under its port-channel.
+    """
+    lines = [f"feature {feature}" for feature in intent_["features"]]
+    for item in intent_.get("vpc_interfaces", []):
+        lines.append(f"interface port-channel{item['portchannel']}")
+        lines.append("  vpc peer-link" if item.get("peer_link") else f"  vpc {item['vpc']}")
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def unrendered_lines(intent_: Mapping[str, Any]) -> list[str]:

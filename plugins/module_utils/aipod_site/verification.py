@@ -29,8 +29,11 @@ def gpu_check(found: Mapping | None, expected: Mapping | None) -> dict[str, str]
             "detail": f"{count} GPU(s) {', '.join(found.get('models') or [])}, model {want}"}
 
 
-def plan_checks(plans: Mapping[str, Mapping]) -> list[dict[str, str]]:
-    """ONTAP objects equal the model: every area's plan (aipod_ontap_plan) must have nothing pending."""
+def plan_checks(plans: Mapping[str, Mapping], source: str | None = None) -> list[dict[str, str]]:
+    """ONTAP objects equal the model: every area's plan (aipod_ontap_plan) must have nothing pending.
+
+    source, when given, says where the plans were read (it ends every detail in parentheses).
+    """
     checks = []
     for area, plan in plans.items():
         plan = plan or {}
@@ -45,6 +48,9 @@ def plan_checks(plans: Mapping[str, Mapping]) -> list[dict[str, str]]:
             checks.append({"layer": "storage", "name": f"ONTAP {kind.replace('_', ' ')}",
                            "status": "fail" if different else "pass",
                            "detail": ("differs from the model: " + "; ".join(different)) if different else "as the model says"})
+    if source:
+        for check in checks:
+            check["detail"] += f" ({source})"
     return checks
 
 
