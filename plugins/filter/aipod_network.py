@@ -44,6 +44,13 @@ def aipod_nxos_unrendered(intent: Mapping) -> list[str]:
     return nxos.unrendered_lines(intent)
 
 
+def aipod_nxos_missing_lines(candidate: Any, running: Any) -> list[str]:
+    if not isinstance(candidate, str) or not isinstance(running, str):
+        raise AnsibleFilterError("aipod_nxos_missing_lines: expected configuration text on both sides "
+                                 f"(got {type(candidate).__name__} and {type(running).__name__})")
+    return nxos.missing_lines(candidate, running)
+
+
 def aipod_nxos_drift(intent: Mapping, gathered: Mapping) -> list[str]:
     if not isinstance(intent, Mapping) or "interfaces" not in intent:
         raise AnsibleFilterError(f"aipod_nxos_drift: expected the output of aipod_nxos_intent, got {type(intent).__name__}")
@@ -79,6 +86,7 @@ class FilterModule:
             "aipod_nxos_intent": aipod_nxos_intent,
             "aipod_nxos_unrendered": aipod_nxos_unrendered,
             "aipod_nxos_drift": aipod_nxos_drift,
+            "aipod_nxos_missing_lines": aipod_nxos_missing_lines,
             "aipod_nvue_commands": aipod_nvue_commands,
             "aipod_cabling_plan": aipod_cabling_plan,
             "aipod_cabling_document": aipod_cabling_document,

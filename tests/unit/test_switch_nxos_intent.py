@@ -142,3 +142,26 @@ def test_drift_names_each_difference(intent):
     assert any(p.startswith("port-channel10: members are") for p in problems)
     assert "Ethernet1/2: input QoS policy is None, the model says 'AIPOD-QOS-IN'" in problems
     assert len(problems) == 5
+
+
+def running_config_of(intent) -> str:
+    """What `show running-config` prints on a switch that carries the whole intent, plus lines
+    the model does not own (they must not count as differences)."""
+    return "\n".join(["version 9.3(10) Bios:version 05.45", "hostname n3232c-a", "feature ssh", "username admin role network-admin"]
+                     + intent["compare_config"].splitlines() + ["interface mgmt0", "  vrf member management"]) + "\n"
+
+
+def test_compare_config_holds_features_vpc_memberships_qos_and_port_lines(intent):
+    lines = intent["compare_config"].splitlines()
+    assert lines[:3] == ["feature lacp", "feature vpc", "feature lldp"]
+    assert "interface port-channel10" in lines and "  vpc peer-link" in lines
+    assert ["interface port-channel11", "  vpc 11"] == lines[lines.index("interface port-channel11"):][:2]
+    assert intent["compare_config"].endswith(intent["qos_config"] + intent["port_config"])
+
+
+def test_missing_lines_are_what_the_running_configuration_lacks(intent):
+    running = running_config_of(intent)
+    assert nxos.missing_lines(intent["compare_config"], running) == []
+    without = running.replace("feature lldp\n", "").replace("interface port-channel11\n  vpc 11\n", "interface port-channel11\n")
+    assert nxos.missing_lines(intent["compare_config"], without) == ["feature lldp", "interface port-channel11", "vpc 11"]
+    assert nxos.missing_lines(intent["compare_config"], "")[:3] == ["feature lacp", "feature vpc", "feature lldp"]

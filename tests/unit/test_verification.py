@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+import time
 
 import pytest
 from aipod_site import verification
@@ -90,6 +91,23 @@ def test_pings_go_to_the_lifs_of_the_nics_network_with_the_full_payload():
     assert checks[0]["status"] == "pass"
     refused = dgx_verify.ping_checks([NIC], lifs, lambda *a: (False, "message too long"))
     assert refused[0]["status"] == "fail" and "message too long" in refused[0]["detail"]
+
+
+def test_jumbo_pings_run_together_and_report_in_order():
+    nics = [NIC, {**NIC, "device": "eth2", "network": "storage-b", "cidr": "172.31.252.11/24"}]
+    lifs = [{"name": f"{net[-1]}{n}", "address": f"172.31.25{1 if net == 'storage-a' else 2}.{100 + n}", "network": net}
+            for net in ("storage-a", "storage-b") for n in range(1, 5)]
+
+    def slow_ping(device, payload, address):
+        time.sleep(0.5)
+        return not address.endswith(".103"), f"{device} {address}"
+
+    started = time.monotonic()
+    checks = dgx_verify.ping_checks(nics, lifs, slow_ping)
+    assert time.monotonic() - started < 2.0          # 8 pings of 0.5 s each, at the same time
+    assert [c["name"] for c in checks] == [f"jumbo ping {nic['device']} -> {lif['address']}"
+                                           for nic in nics for lif in lifs if lif["network"] == nic["network"]]
+    assert [c["status"] for c in checks] == ["pass", "pass", "fail", "pass"] * 2
 
 
 def test_gpu_check():

@@ -231,12 +231,28 @@ def intent(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) ->
     return result
 
 
+def missing_lines(candidate: str, running: str) -> list[str]:
+    """The lines of candidate that running lacks, with their parents: what nxos_config (match
+    line) would send. The same NetworkConfig comparison as the cisco.nxos cliconf's get_diff,
+    made on the controller from a running configuration already read (nxos_facts, subset config).
+    """
+    from ansible_collections.ansible.netcommon.plugins.module_utils.network.common.config import NetworkConfig, dumps
+
+    wanted = NetworkConfig(indent=2)
+    wanted.load(candidate)
+    if not running:
+        missing = wanted.items
+    else:
+        missing = wanted.difference(NetworkConfig(indent=2, contents=running), match="line", replace="line")
+    return dumps(missing, "commands").split("\n") if missing else []
+
+
 def compare_config(intent_: Mapping[str, Any]) -> str:
     """Lines of `show running-config` that prove the features and vPC memberships are in place.
 
     nxos_feature and nxos_vpc_interface read the switch once per item; the drift check compares
-    these lines with one read of the running configuration instead (nxos_config, check mode),
-    together with the QoS and per-port block. NX-OS prints an enabled feature as `feature <name>`
+    these lines, together with the QoS and per-port block, with one read of the running
+    configuration instead (missing_lines). NX-OS prints an enabled feature as `feature <name>`
     and a vPC member as `vpc <id>` (or `vpc peer-link`) under its port-channel.
     """
     lines = [f"feature {feature}" for feature in intent_["features"]]
