@@ -24,34 +24,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-VENV_BIN = ROOT / ".venv" / "bin"
-RECAP = re.compile(r"^(?P<host>\S+)\s+:\s+ok=(?P<ok>\d+)\s+changed=(?P<changed>\d+)\s+unreachable=(?P<unreachable>\d+)\s+"
-                   r"failed=(?P<failed>\d+)", re.MULTILINE)
+from bench_support import ROOT, VENV_BIN, environment, lab, recap, require_venv, scaled_inventory
+
 TARGET_RATIO = 2.0
-
-
-def environment(**extra: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update({"PATH": f"{VENV_BIN}:{env.get('PATH', '')}", "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-                "ANSIBLE_NOCOLOR": "1", "ANSIBLE_DEPRECATION_WARNINGS": "false"})
-    env.update(extra)
-    return env
-
-
-def lab(action: str, inventory: Path | None = None) -> None:
-    extra = {"AIPOD_LAB_INVENTORY": str(inventory)} if inventory else {}
-    env = environment(**extra)
-    env.pop("AIPOD_LAB_DGX", None)
-    subprocess.run([str(ROOT / "lab" / "lab"), action, "hosts"], cwd=ROOT, env=env, check=True,
-                   stdout=subprocess.DEVNULL)
 
 
 def lab_running() -> bool:
@@ -66,8 +47,7 @@ def play(inventory: Path, strategy: str, log: Path) -> tuple[float, dict[str, di
     result = subprocess.run(command, cwd=ROOT, env=environment(), capture_output=True, text=True)
     elapsed = time.monotonic() - started
     log.write_text(result.stdout + result.stderr)
-    recap = {m["host"]: {k: int(m[k]) for k in ("ok", "changed", "unreachable", "failed")} for m in RECAP.finditer(result.stdout)}
-    dgx = {host: counts for host, counts in recap.items() if host != "localhost"}
+    dgx = {host: counts for host, counts in recap(result.stdout).items() if host != "localhost"}
     if result.returncode != 0 or not dgx or any(c["failed"] or c["unreachable"] for c in dgx.values()):
         sys.exit(f"benchmark: the compute play failed (rc {result.returncode}); see {log}")
     return elapsed, dgx
@@ -98,8 +78,8 @@ def calibrate(size: int, strategy: str, inventory: Path, logs: Path) -> float:
 
 def measure(size: int, strategy: str, inventory: Path, logs: Path) -> dict:
     print(f"== {size} hosts, strategy {strategy}: fresh DGX stand-ins", flush=True)
-    lab("stop", inventory)
-    lab("start", inventory)
+    lab("stop", "hosts", inventory=inventory)
+    lab("start", "hosts", inventory=inventory)
     shutil.rmtree(ROOT / ".cache" / "facts", ignore_errors=True)
     first, first_recap = play(inventory, strategy, logs / f"compute-{size}-{strategy}-first.log")
     changed_first = sum(c["changed"] for c in first_recap.values())
@@ -121,8 +101,7 @@ def main() -> int:
     parser.add_argument("--strategies", nargs="+", default=["aipod_mitogen_linear", "linear"])
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
-    if not (VENV_BIN / "ansible-playbook").exists():
-        sys.exit("benchmark: run scripts/bootstrap.sh first")
+    require_venv()
     logs = ROOT / ".lab" / "benchmarks"
     logs.mkdir(parents=True, exist_ok=True)
     was_running = lab_running()
@@ -130,18 +109,16 @@ def main() -> int:
     results = []
     try:
         for size in args.sizes:
-            inventory = ROOT / ".lab" / "inventories" / f"lab-{size}"
-            subprocess.run([str(VENV_BIN / "python"), "scripts/scale_site.py", "inventories/lab", str(size), str(inventory)],
-                           cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+            inventory = scaled_inventory(size)
             for strategy in args.strategies:
                 results.append(measure(size, strategy, inventory, logs))
                 results[-1]["floor_s"] = round(calibrate(size, strategy, inventory, logs), 1)
                 print(f"   floor      {results[-1]['floor_s']:7.1f} s  ({CALIBRATION_TASKS} debug tasks per host)", flush=True)
     finally:
         print("== restoring the lab", flush=True)
-        lab("stop")
+        lab("stop", "hosts")
         if was_running:
-            lab("start")
+            lab("start", "hosts")
     print_summary(results, args.sizes, args.strategies, time.monotonic() - started)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")

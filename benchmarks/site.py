@@ -26,32 +26,12 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-VENV_BIN = ROOT / ".venv" / "bin"
-RECAP = re.compile(r"^(?P<host>\S+)\s+:\s+ok=(?P<ok>\d+)\s+changed=(?P<changed>\d+)\s+unreachable=(?P<unreachable>\d+)\s+"
-                   r"failed=(?P<failed>\d+)", re.MULTILINE)
+from bench_support import ROOT, VENV_BIN, environment, lab, recap, require_venv, scaled_inventory
+
 LAYER = re.compile(r"^    (?P<layer>\w+)\s+(?P<changed>\d+) changed\s+(?P<ok>\d+) ok\s+(?P<failed>\d+) failed\s+"
                    r"(?P<unreachable>\d+) unreachable\s+(?P<seconds>[\d.]+) s$", re.MULTILINE)
 MANAGED = re.compile(r"ONTAP \S+: (?P<objects>\d+) objects managed")
 TARGETS = {"noop_over_first": 0.25, "large_over_small": 2.0, "calls_per_object": 1.5}
-
-
-def environment(inventory: Path | None = None, **extra: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update({"PATH": f"{VENV_BIN}:{env.get('PATH', '')}", "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-                "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "0"})
-    env.pop("AIPOD_LAB_DGX", None)
-    if inventory is not None:
-        env["AIPOD_LAB_INVENTORY"] = str(inventory)
-    env.update(extra)
-    return env
-
-
-def lab(action: str, *components: str, inventory: Path | None = None, **extra: str) -> None:
-    result = subprocess.run([str(ROOT / "lab" / "lab"), action, *components], cwd=ROOT, capture_output=True, text=True,
-                            env=environment(inventory, **extra))
-    if result.returncode != 0:
-        sys.exit(f"benchmark: lab/lab {action} {' '.join(components)} failed:\n{result.stdout}{result.stderr}")
 
 
 def ontap_ctl(*args: str) -> dict:
@@ -78,18 +58,15 @@ def site(inventory: Path, log: Path) -> dict:
     log.write_text(result.stdout + result.stderr)
     if result.returncode != 0:
         sys.exit(f"benchmark: site.yml failed (rc {result.returncode}); see {log}")
-    recap = {m["host"]: {k: int(m[k]) for k in ("ok", "changed", "unreachable", "failed")} for m in RECAP.finditer(result.stdout)}
+    hosts = recap(result.stdout)
     layers = {m["layer"]: {"changed": int(m["changed"]), "seconds": float(m["seconds"])} for m in LAYER.finditer(result.stdout)}
     managed = MANAGED.search(result.stdout)
-    return {"seconds": round(elapsed, 1), "changed": sum(c["changed"] for c in recap.values()), "hosts": len(recap),
+    return {"seconds": round(elapsed, 1), "changed": sum(c["changed"] for c in hosts.values()), "hosts": len(hosts),
             "layers": layers, "ontap_objects": int(managed["objects"]) if managed else None}
 
 
 def measure(size: int, logs: Path) -> dict:
-    inventory = ROOT / "inventories" / "lab" if size == 4 else ROOT / ".lab" / "inventories" / f"lab-{size}"
-    if size != 4:
-        subprocess.run([str(VENV_BIN / "python"), "scripts/scale_site.py", "inventories/lab", str(size), str(inventory)],
-                       cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    inventory = ROOT / "inventories" / "lab" if size == 4 else scaled_inventory(size)
     print(f"== {size} DGX hosts: the lab from nothing", flush=True)
     from_nothing(inventory)
     first = site(inventory, logs / f"site-{size}-first.log")
@@ -112,8 +89,7 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[4, 16])
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
-    if not (VENV_BIN / "ansible-playbook").exists():
-        sys.exit("benchmark: run scripts/bootstrap.sh first")
+    require_venv()
     logs = ROOT / ".lab" / "benchmarks"
     logs.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()

@@ -1,0 +1,53 @@
+"""What the lab benchmarks share: the project's paths, the environment their commands run in, the
+lab script, the play recap and the scaled inventories (scripts/scale_site.py)."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+VENV_BIN = ROOT / ".venv" / "bin"
+RECAP = re.compile(r"^(?P<host>\S+)\s+:\s+ok=(?P<ok>\d+)\s+changed=(?P<changed>\d+)\s+unreachable=(?P<unreachable>\d+)\s+"
+                   r"failed=(?P<failed>\d+)", re.MULTILINE)
+
+
+def require_venv() -> None:
+    if not (VENV_BIN / "ansible-playbook").exists():
+        sys.exit("benchmark: run scripts/bootstrap.sh first")
+
+
+def environment(inventory: Path | None = None, **extra: str) -> dict[str, str]:
+    """The caller's environment with the project's virtualenv and ansible.cfg, plain output, and the
+    lab sized by the inventory given (never by an AIPOD_LAB_DGX left in the shell)."""
+    env = dict(os.environ)
+    env.update({"PATH": f"{VENV_BIN}:{env.get('PATH', '')}", "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+                "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "0", "ANSIBLE_DEPRECATION_WARNINGS": "false"})
+    env.pop("AIPOD_LAB_DGX", None)
+    if inventory is not None:
+        env["AIPOD_LAB_INVENTORY"] = str(inventory)
+    env.update(extra)
+    return env
+
+
+def lab(action: str, *components: str, inventory: Path | None = None, **extra: str) -> None:
+    """lab/lab <action> <components>; a failure ends the benchmark with the lab's own output."""
+    result = subprocess.run([str(ROOT / "lab" / "lab"), action, *components], cwd=ROOT, capture_output=True, text=True,
+                            env=environment(inventory, **extra))
+    if result.returncode != 0:
+        sys.exit(f"benchmark: lab/lab {action} {' '.join(components)} failed:\n{result.stdout}{result.stderr}")
+
+
+def recap(output: str) -> dict[str, dict[str, int]]:
+    """Host -> {ok, changed, unreachable, failed} from a PLAY RECAP."""
+    return {m["host"]: {k: int(m[k]) for k in ("ok", "changed", "unreachable", "failed")} for m in RECAP.finditer(output)}
+
+
+def scaled_inventory(size: int) -> Path:
+    """inventories/lab grown to `size` DGX hosts (scripts/scale_site.py), under .lab/inventories."""
+    inventory = ROOT / ".lab" / "inventories" / f"lab-{size}"
+    subprocess.run([str(VENV_BIN / "python"), "scripts/scale_site.py", "inventories/lab", str(size), str(inventory)],
+                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return inventory
