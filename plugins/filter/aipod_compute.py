@@ -2,7 +2,8 @@
 """Filters of the compute layer: per-host values the dgx_* roles derive from the site model.
 
 Docs: aipod_host_storage_plan.yml, aipod_compute_plans.yml, aipod_storage_network_files.yml,
-aipod_ring_settings.yml and aipod_mounts_pending.yml beside this file. The derivation itself lives in
+aipod_ring_settings.yml, aipod_mounts_pending.yml, aipod_compute_drift.yml and aipod_sysctl_unavailable.yml
+beside this file. The derivation itself lives in
 plugins/module_utils/aipod_site/model.py with the others (one place for every derived value).
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Mapping
 # (see plugins/action/validate_site.py for why).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
 
+from aipod_compute import drift as compute_drift  # noqa: E402
 from aipod_site import model as site_model  # noqa: E402
 from ansible.errors import AnsibleFilterError  # noqa: E402
 
@@ -139,6 +141,22 @@ def aipod_ring_settings(nic_facts: dict, size: int) -> list[dict]:
     return settings
 
 
+def aipod_compute_drift(plan: Mapping, host: Mapping, written: Mapping, settings: Mapping) -> list[str]:
+    """Every way a DGX differs from its compute plan, in words; [] when the layer has nothing to change."""
+    for name, value in (("plan", plan), ("host", host), ("written", written), ("settings", settings)):
+        if not isinstance(value, Mapping):
+            raise AnsibleFilterError(f"aipod_compute_drift: {name} must be a dict, got {type(value).__name__}")
+    try:
+        return compute_drift.differences(plan, host, written, settings)
+    except (KeyError, TypeError) as error:
+        raise AnsibleFilterError(f"aipod_compute_drift: the host facts lack {error} (run dgx_host_facts first)") from error
+
+
+def aipod_sysctl_unavailable(settings: Mapping, readings: Mapping) -> dict[str, str]:
+    """The kernel parameters of settings that cannot be set here, with the reason (as sysctl_runtime reports them)."""
+    return compute_drift.sysctl_plan(settings, readings)[1]
+
+
 class FilterModule:
     """Compute-layer filters."""
 
@@ -149,4 +167,6 @@ class FilterModule:
             "aipod_storage_network_files": aipod_storage_network_files,
             "aipod_ring_settings": aipod_ring_settings,
             "aipod_mounts_pending": aipod_mounts_pending,
+            "aipod_compute_drift": aipod_compute_drift,
+            "aipod_sysctl_unavailable": aipod_sysctl_unavailable,
         }

@@ -101,8 +101,14 @@ files:
   returned: always
   type: dict
   sample: {/etc/sysctl.d/90-aipod-nfs.conf: unchanged, /etc/aipod: created}
+checksums:
+  description: SHA-1 of each file's wanted content, so a caller can compare copies of it elsewhere on the host.
+  returned: always
+  type: dict
+  sample: {/etc/aipod/storage-net/60-aipod-eth1.network: 3b1d5f0c9a0e5d0c1b7a3f2e9d8c7b6a5f4e3d2c}
 """
 
+import hashlib
 import os
 import tempfile
 from typing import Any
@@ -174,6 +180,7 @@ def main() -> None:
         supports_check_mode=True,
     )
     outcome: dict[str, str] = {}
+    checksums: dict[str, str] = {}
     diffs: list[dict[str, str]] = []
     changed = False
     for directory in module.params["directories"]:
@@ -192,6 +199,7 @@ def main() -> None:
     for entry in module.params["files"]:
         dest = entry["dest"]
         wanted = to_bytes(entry["content"], errors="surrogate_or_strict")
+        checksums[dest] = hashlib.sha1(wanted).hexdigest()
         current = read_bytes(dest)
         state = plan_file(current, wanted)
         if state != "unchanged":
@@ -205,7 +213,7 @@ def main() -> None:
             if state == "unchanged":
                 state = "attributes"
         outcome[dest] = state
-    module.exit_json(changed=changed, files=outcome, diff=diffs)
+    module.exit_json(changed=changed, files=outcome, checksums=checksums, diff=diffs)
 
 
 if __name__ == "__main__":

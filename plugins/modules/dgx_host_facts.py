@@ -27,7 +27,16 @@ description:
   - C(container_runtime) - Docker's C(daemon.json) (C(docker_config), null when it is not valid JSON) and
     the default runtime configured for containerd.
   - C(user_conflicts) - why O(user) could not get its uid/gid here (another account holds them, or
-    the account exists with other ids).
+    the account exists with other ids); C(user_state) - the account and group of O(user) as they are.
+  - C(os) - C(/etc/os-release) (C(id), C(id_like), C(pretty_name)) and whether it is of the Debian family.
+  - C(sysctl) - for each of O(sysctl), its running value (null when this kernel lacks it) and whether it
+    can be written; C(units) - for each of O(units), its unit-file state and active state;
+    C(fstab) - the C(/etc/fstab) lines (their fields) of each of O(fstab_paths);
+    C(network.aipod_files) - the SHA-1 of every storage network file of the role (C(60-aipod-*)) in
+    C(/etc/netplan) and C(/etc/systemd/network). The role compares these with the site model to
+    decide whether the host needs any change at all (filter C(aipod_compute_drift)).
+  - With O(refuse_unsafe), the module fails, before anything is changed, when the plan would harm the
+    host (see the option), and says every reason at once.
 version_added: "1.0.0"
 author: ONTAP AI pod bundle contributors
 options:
@@ -56,6 +65,28 @@ options:
   user:
     description: The common account to check (C(name), C(uid), C(group), C(gid)).
     type: dict
+  sysctl:
+    description: Kernel parameters (dotted names) to read.
+    type: list
+    elements: str
+    default: []
+  units:
+    description: systemd units whose unit-file state and active state to read.
+    type: list
+    elements: str
+    default: []
+  fstab_paths:
+    description: Mount points whose C(/etc/fstab) lines to read.
+    type: list
+    elements: path
+    default: []
+  refuse_unsafe:
+    description:
+      - Fail, having changed nothing, when the host is not of the Debian family, a NIC of O(nics) is
+        absent or carries the management path, the SSH client is inside O(storage_networks), O(user)
+        cannot have its ids, or Docker is installed with a C(daemon.json) that is not a JSON object.
+    type: bool
+    default: false
 notes:
   - Only reads; check mode runs it the same way.
 attributes:
@@ -101,10 +132,16 @@ ansible_facts:
         tools: {ethtool: /usr/sbin/ethtool, mlnx_qos: null}
         container_runtime: {docker_config: {}, containerd_default: null}
         user_conflicts: []
+        user_state: {user: {uid: 2000, gid: 2000, shell: /bin/bash}, group_gid: 2000}
+        os: {id: debian, id_like: "", pretty_name: "Debian GNU/Linux 12 (bookworm)", debian_family: true}
+        sysctl: {net.core.rmem_max: {value: "268435456", writable: false}}
+        units: {aipod-roce-qos.service: {enabled: enabled, active: inactive}}
+        fstab: {/mnt/data: [["172.31.251.101:/data", /mnt/data, nfs4, "rw,vers=4.1,hard", "0", "0"]]}
 """
 
 import glob
 import grp
+import hashlib
 import ipaddress
 import json
 import os
@@ -112,11 +149,15 @@ import pwd
 import re
 from typing import Any, Callable
 
+from ansible.module_utils.aipod_compute import fstab
+from ansible.module_utils.aipod_compute.sysctl import proc_path
 from ansible.module_utils.basic import AnsibleModule
 
 MELLANOX_DRIVERS = ("mlx5_core", "mlx4_en", "mlx4_core")
 TOOLS = ("mlnx_qos", "nvidia-smi", "nvidia-container-runtime", "nvidia-ctk", "dockerd", "containerd", "netplan", "ethtool")
 CAP_SYS_ADMIN = 21
+NETWORK_DIRS = ("/etc/netplan", "/etc/systemd/network")
+OS_RELEASE = "/etc/os-release"
 
 
 # ----------------------------------------------------------------------------- pure functions
@@ -230,6 +271,52 @@ def networks_holding(address: str | None, networks: list[str]) -> list[str]:
     return holding
 
 
+def parse_os_release(text: str | None) -> dict[str, Any]:
+    """id, id_like, pretty_name of /etc/os-release, and whether the OS is of the Debian family."""
+    values = {}
+    for line in (text or "").splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            values[key.strip()] = value.strip().strip('"').strip("'")
+    family = {values.get("ID", "")} | set(values.get("ID_LIKE", "").split())
+    return {"id": values.get("ID", ""), "id_like": values.get("ID_LIKE", ""),
+            "pretty_name": values.get("PRETTY_NAME", values.get("ID", "an unknown OS")), "debian_family": "debian" in family}
+
+
+def systemctl_show(text: str, units: list[str]) -> dict[str, dict[str, str]]:
+    """{unit: {enabled, active}} from `systemctl show -p Id -p UnitFileState -p ActiveState UNIT...`."""
+    states: dict[str, dict[str, str]] = {unit: {"enabled": "", "active": ""} for unit in units}
+    for block, unit in zip(text.strip().split("\n\n"), units):
+        values = dict(line.split("=", 1) for line in block.splitlines() if "=" in line)
+        states[unit] = {"enabled": values.get("UnitFileState", ""), "active": values.get("ActiveState", "")}
+    return states
+
+
+def refusals(host: dict[str, Any], nics: list[str], user: dict | None) -> list[str]:
+    """Why the compute layer must not touch this host (each reason says what to fix); [] when it may."""
+    reasons = []
+    if not host["os"]["debian_family"]:
+        reasons.append(f"It runs {host['os']['pretty_name']}; the dgx_node role supports DGX OS, Ubuntu and Debian.")
+    clash = [nic for nic in nics if nic in host["network"]["mgmt_interfaces"]]
+    if clash:
+        reasons.append(f"Storage NIC(s) {', '.join(clash)} carry the management path (default route or the management "
+                       "address); fix storage_nics in host_vars.")
+    absent = [nic for nic in nics if not host["nics"].get(nic, {}).get("present")]
+    if absent:
+        reasons.append(f"NIC(s) {', '.join(absent)} of the site model do not exist on this host; fix their names in "
+                       "host_vars (ip link lists the NICs).")
+    inside = host["network"]["ssh_client_in_storage"]
+    if inside:
+        reasons.append(f"Ansible connects from {host['network']['ssh_client']}, inside the storage network(s)/route(s) "
+                       f"{', '.join(inside)}: applying them would move the management path.")
+    if host["user_conflicts"]:
+        reasons.append(f"kubernetes.common_user {(user or {}).get('name', '')} cannot have its ids here: "
+                       f"{'; '.join(host['user_conflicts'])}; free them or choose others in group_vars/all/kubernetes.yml.")
+    if host["container_runtime"]["docker_config"] is None and host["tools"].get("dockerd"):
+        reasons.append("/etc/docker/daemon.json is not a JSON object; fix it by hand, then re-run.")
+    return reasons
+
+
 def netplan_files(root: str = "/") -> list[str]:
     found = []
     for directory in ("etc/netplan", "run/netplan", "lib/netplan"):
@@ -244,6 +331,24 @@ def _read(path: str) -> str | None:
             return handle.read()
     except OSError:
         return None
+
+
+def _sha1(path: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha1(handle.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def user_state(user: dict | None) -> dict[str, Any]:
+    """The common account and its group as they are here (None where absent)."""
+    if not user:
+        return {"user": None, "group_gid": None}
+    account = _lookup(pwd.getpwnam, user.get("name"))
+    group = _lookup(grp.getgrnam, user.get("group") or user.get("name"))
+    return {"user": {"uid": account.pw_uid, "gid": account.pw_gid, "shell": account.pw_shell} if account else None,
+            "group_gid": group.gr_gid if group else None}
 
 
 def _lookup(function: Callable, key: Any) -> Any:
@@ -285,6 +390,10 @@ class HostReader:
         if client:
             back = {route.get("dev") for route in self.ip_json("-4", "route", "get", client[0]) if route.get("dev")}
         files = netplan_files()
+        aipod_files = {}
+        for directory in NETWORK_DIRS:
+            for path in sorted(glob.glob(os.path.join(directory, "60-aipod-*"))):
+                aipod_files[path] = _sha1(path)
         networkd_enabled = self.run("systemctl", "is-enabled", "systemd-networkd.service")[1].strip() == "enabled"
         networkd_active = self.run("systemctl", "is-active", "systemd-networkd.service")[1].strip() == "active"
         return {
@@ -296,6 +405,7 @@ class HostReader:
             "mgmt_interfaces": sorted((set(defaults) | holders | back | {"lo"}) - {None}),
             "ssh_client": client[0] if client else None,
             "ssh_client_in_storage": networks_holding(client[0] if client else None, storage_networks),
+            "aipod_files": aipod_files,
         }
 
     def nic(self, name: str) -> dict[str, Any]:
@@ -328,6 +438,13 @@ class HostReader:
         capability = nfs_capability(_read("/proc/filesystems") or "", loadable, match.group(1) if match else None)
         return {**capability, "mounts": active_nfs_mounts(_read("/proc/mounts") or "")}
 
+    def units(self, units: list[str]) -> dict[str, dict[str, str]]:
+        if not units:
+            return {}
+        argv = ["systemctl", "show", "-p", "Id", "-p", "UnitFileState", "-p", "ActiveState", *units]
+        rc, out, _err = self.run(*argv)
+        return systemctl_show(out if rc == 0 else "", units)
+
     def packages_missing(self, packages: list[str]) -> list[str]:
         if not packages:
             return []
@@ -352,6 +469,12 @@ def gather(module: AnsibleModule) -> dict[str, Any]:
         },
         "user_conflicts": user_conflicts(params["user"], lambda n: _lookup(pwd.getpwnam, n), lambda u: _lookup(pwd.getpwuid, u),
                                          lambda n: _lookup(grp.getgrnam, n), lambda g: _lookup(grp.getgrgid, g)),
+        "user_state": user_state(params["user"]),
+        "os": parse_os_release(_read(OS_RELEASE)),
+        "sysctl": {name: {"value": _read(proc_path(name)), "writable": os.access(proc_path(name), os.W_OK)}
+                   for name in params["sysctl"]},
+        "units": reader.units(params["units"]),
+        "fstab": fstab.lines(_read("/etc/fstab"), params["fstab_paths"]),
     }
 
 
@@ -363,10 +486,18 @@ def main() -> None:
             "storage_networks": {"type": "list", "elements": "str", "default": []},
             "packages": {"type": "list", "elements": "str", "default": []},
             "user": {"type": "dict"},
+            "sysctl": {"type": "list", "elements": "str", "default": []},
+            "units": {"type": "list", "elements": "str", "default": []},
+            "fstab_paths": {"type": "list", "elements": "path", "default": []},
+            "refuse_unsafe": {"type": "bool", "default": False},
         },
         supports_check_mode=True,
     )
-    module.exit_json(changed=False, ansible_facts={"aipod_host": gather(module)})
+    host = gather(module)
+    reasons = refusals(host, module.params["nics"], module.params["user"]) if module.params["refuse_unsafe"] else []
+    if reasons:
+        module.fail_json(msg="nothing was changed. " + " ".join(reasons), reasons=reasons, ansible_facts={"aipod_host": host})
+    module.exit_json(changed=False, ansible_facts={"aipod_host": host})
 
 
 if __name__ == "__main__":

@@ -54,40 +54,11 @@ unavailable:
 
 import errno
 import os
-from typing import Any
 
+from ansible.module_utils.aipod_compute.sysctl import READ_ONLY, normalise, plan, proc_path
 from ansible.module_utils.basic import AnsibleModule
 
-PROC_SYS = "/proc/sys"
-ABSENT = "not in this kernel (or not in this network namespace)"
-READ_ONLY = "/proc/sys is read-only here"
-
-
-def normalise(value: Any) -> str:
-    return " ".join(str(value).split())
-
-
-def proc_path(name: str, root: str = PROC_SYS) -> str:
-    return os.path.join(root, *name.split("."))
-
-
-def plan(settings: dict[str, Any], read, writable) -> tuple[dict[str, dict], dict[str, str]]:
-    """(changes {name: {before, after}}, unavailable {name: reason}) for settings, given a reader and a writability test."""
-    changes: dict[str, dict] = {}
-    unavailable: dict[str, str] = {}
-    for name, value in sorted(settings.items()):
-        current = read(name)
-        if current is None:
-            unavailable[name] = ABSENT
-            continue
-        wanted = normalise(value)
-        if normalise(current) == wanted:
-            continue
-        if not writable(name):
-            unavailable[name] = READ_ONLY
-            continue
-        changes[name] = {"before": normalise(current), "after": wanted}
-    return changes, unavailable
+__all__ = ["normalise", "plan", "proc_path"]
 
 
 def _read(name: str) -> str | None:

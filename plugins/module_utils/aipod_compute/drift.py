@@ -1,0 +1,150 @@
+"""Whether a DGX already is what the site model wants, from one reading of it.
+
+The compute layer reads a host once (dgx_host_facts) and writes its files once (config_files, which
+returns the checksum of each wanted file). ``differences`` compares both with the plan and lists every
+way the host differs, in words; the layer runs its configuring tasks only on a host with a
+difference. Each comparison mirrors the task it stands for (the same module's rules, not a looser
+test), so that an empty list means every one of those tasks would report ok. Where a reading is
+missing, the host counts as different: a needless converge is slower, a missed one is wrong.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping
+
+from . import fstab, sysctl
+
+LIVE_NETWORK_DIR = {"netplan": "/etc/netplan", "networkd": "/etc/systemd/network"}
+
+
+def merged(base: Mapping, extra: Mapping) -> dict:
+    """base with extra merged in, dicts recursively (Ansible's combine(recursive=true))."""
+    result = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(result.get(key), Mapping):
+            result[key] = merged(result[key], value)
+        else:
+            result[key] = value
+    return result
+
+
+def _files(written: Mapping) -> list[str]:
+    return [f"{path}: {state}" for path, state in sorted((written.get("files") or {}).items()) if state != "unchanged"]
+
+
+def _network(host: Mapping, written: Mapping, network_files: list[str]) -> list[str]:
+    """The checks of aipod-storage-net apply: live files equal the staged ones, no stale 60-aipod-*, networkd on."""
+    network = host["network"]
+    live_dir = LIVE_NETWORK_DIR.get(network["renderer"])
+    if live_dir is None or "aipod_files" not in network:
+        return ["storage network: not read"]
+    checksums = written.get("checksums") or {}
+    live = network["aipod_files"]
+    found = []
+    wanted = {}
+    for staged in network_files:
+        path = os.path.join(live_dir, os.path.basename(staged))
+        wanted[path] = checksums.get(staged)
+        if wanted[path] is None or live.get(path) != wanted[path]:
+            found.append(f"storage network: {path} {'is missing' if path not in live else 'differs from the model'}")
+    found += [f"storage network: {path} is no longer wanted" for path in sorted(set(live) - set(wanted))]
+    if not (network.get("networkd_enabled") and network.get("networkd_active")):
+        found.append("storage network: systemd-networkd is not enabled and running")
+    return found
+
+
+def _mounts(plan: Mapping, host: Mapping, extra_options: list[str]) -> list[str]:
+    found = []
+    table = host.get("fstab") or {}
+    for mount in plan.get("mounts") or []:
+        opts = ",".join(list(mount["options"]) + list(extra_options))
+        if mount["path"] not in table:
+            found.append(f"mount {mount['path']}: /etc/fstab not read")
+            continue
+        why = fstab.line_differs(table[mount["path"]], mount["src"], mount["path"], mount["fstype"], opts)
+        if why:
+            found.append(f"mount {mount['path']}: {why}")
+        active = (host["nfs"].get("mounts") or {}).get(mount["path"])
+        if host["nfs"]["can_mount"] and (active or {}).get("src") != mount["src"]:
+            found.append(f"mount {mount['path']}: not mounted from {mount['src']}")
+    return found
+
+
+def sysctl_plan(settings: Mapping[str, Any], readings: Mapping[str, Mapping]) -> tuple[dict, dict]:
+    """sysctl_runtime's plan, from dgx_host_facts' readings instead of /proc/sys."""
+    return sysctl.plan(dict(settings), lambda name: (readings.get(name) or {}).get("value"),
+                       lambda name: bool((readings.get(name) or {}).get("writable")))
+
+
+def _sysctl(host: Mapping, settings: Mapping[str, Any]) -> list[str]:
+    readings = host.get("sysctl") or {}
+    unread = sorted(set(settings) - set(readings))
+    if unread:
+        return [f"kernel parameters not read: {', '.join(unread)}"]
+    changes, _unavailable = sysctl_plan(settings, readings)
+    return [f"kernel parameter {name} is {change['before']}, the model wants {change['after']}" for name, change in changes.items()]
+
+
+def _unit(host: Mapping, unit: str, active: bool) -> list[str]:
+    state = (host.get("units") or {}).get(unit)
+    if state is None:
+        return [f"{unit}: not read"]
+    found = [] if state["enabled"] == "enabled" else [f"{unit} is not enabled ({state['enabled'] or 'not installed'})"]
+    if active and state["active"] != "active":
+        found.append(f"{unit} is not active ({state['active']})")
+    return found
+
+
+def _container_runtime(host: Mapping) -> list[str]:
+    tools = host["tools"]
+    runtime = tools.get("nvidia-container-runtime")
+    if not runtime:
+        return []
+    found = []
+    docker = host["container_runtime"]["docker_config"]
+    wanted = {"default-runtime": "nvidia", "runtimes": {"nvidia": {"path": runtime, "runtimeArgs": []}}}
+    if tools.get("dockerd") and (docker is None or merged(docker, wanted) != docker):
+        found.append("Docker's default runtime is not the NVIDIA runtime")
+    if tools.get("nvidia-ctk") and tools.get("containerd") and host["container_runtime"]["containerd_default"] != "nvidia":
+        found.append("containerd's default runtime is not the NVIDIA runtime")
+    return found
+
+
+def _user(plan: Mapping, host: Mapping, shell: str) -> list[str]:
+    user = plan.get("common_user")
+    if not user:
+        return []
+    state = host.get("user_state") or {}
+    group = user.get("group") or user["name"]
+    found = [] if state.get("group_gid") == user["gid"] else [f"group {group}: absent or not gid {user['gid']}"]
+    account = state.get("user")
+    if account is None:
+        found.append(f"user {user['name']}: absent")
+    elif (account["uid"], account["gid"], account["shell"]) != (user["uid"], user["gid"], shell):
+        found.append(f"user {user['name']}: uid {account['uid']} gid {account['gid']} shell {account['shell']}, "
+                     f"the model wants {user['uid']} {user['gid']} {shell}")
+    return found
+
+
+def differences(plan: Mapping, host: Mapping, written: Mapping, settings: Mapping) -> list[str]:
+    """Every way the host differs from its plan; [] when the compute layer has nothing to change.
+
+    plan: the host's compute plan (aipod_compute_plans); host: dgx_host_facts' aipod_host; written: the
+    registered result of config_files; settings: network_files (staged paths), sysctl, mount_extra_options,
+    rings (aipod_ring_settings), rings_unit, roce_unit, roce_ready, nvidia_runtime_default, shell.
+    """
+    found = [f"package {name} is not installed" for name in host.get("packages_missing") or []]
+    found += [f"file {entry}" for entry in _files(written)]
+    found += _network(host, written, list(settings.get("network_files") or []))
+    found += _mounts(plan, host, list(settings.get("mount_extra_options") or []))
+    found += _sysctl(host, settings.get("sysctl") or {})
+    rings = list(settings.get("rings") or [])
+    found += [f"ring sizes of {ring['name']} differ" for ring in rings if ring.get("differs")]
+    if rings:
+        found += _unit(host, settings["rings_unit"], active=False)
+    if plan.get("roce"):
+        found += _unit(host, settings["roce_unit"], active=bool(settings.get("roce_ready")))
+    if settings.get("nvidia_runtime_default"):
+        found += _container_runtime(host)
+    found += _user(plan, host, settings.get("shell", "/bin/bash"))
+    return found

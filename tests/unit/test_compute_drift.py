@@ -1,0 +1,190 @@
+"""aipod_compute_drift: a DGX that is what its plan says has no difference; each way it can differ is named.
+
+The in-place host below is what the dgx_node role leaves behind on a lab host (networkd, NFS not
+mountable, read-only /proc/sys). Each test changes one reading and expects the difference named:
+a difference the filter missed would leave a drifted host unconverged.
+"""
+from __future__ import annotations
+
+import copy
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from aipod_compute import fstab
+from filter.aipod_compute import FilterModule
+from modules import dgx_host_facts
+
+FILTERS = FilterModule().filters()
+DRIFT = FILTERS["aipod_compute_drift"]
+MOUNT = {"path": "/mnt/data", "src": "172.31.251.201:/data", "fstype": "nfs4", "options": ["rw", "vers=4.1", "hard"]}
+PLAN = {"nics": [], "mounts": [MOUNT], "roce": True, "common_user": {"name": "aipod", "uid": 2000, "group": "aipod", "gid": 2000}}
+STAGED = "/etc/aipod/storage-net/60-aipod-eth1.network"
+SETTINGS = {"network_files": [STAGED], "sysctl": {"net.core.rmem_max": 268435456}, "mount_extra_options": [],
+            "rings": [], "rings_unit": "aipod-nic-rings.service", "roce_unit": "aipod-roce-qos.service",
+            "roce_ready": False, "nvidia_runtime_default": True, "shell": "/bin/bash"}
+WRITTEN = {"files": {STAGED: "unchanged", "/etc/sysctl.d/90-aipod-nfs.conf": "unchanged"}, "checksums": {STAGED: "abc"}}
+HOST = {
+    "network": {"renderer": "networkd", "networkd_enabled": True, "networkd_active": True,
+                "aipod_files": {"/etc/systemd/network/60-aipod-eth1.network": "abc"}},
+    "nfs": {"can_mount": False, "mounts": {}},
+    "packages_missing": [],
+    "fstab": {"/mnt/data": [["172.31.251.201:/data", "/mnt/data", "nfs4", "rw,vers=4.1,hard", "0", "0"]]},
+    "sysctl": {"net.core.rmem_max": {"value": "212992\n", "writable": False}},
+    "units": {"aipod-roce-qos.service": {"enabled": "enabled", "active": "inactive"},
+              "aipod-nic-rings.service": {"enabled": "", "active": "inactive"}},
+    "tools": {"nvidia-container-runtime": None, "dockerd": None, "nvidia-ctk": None, "containerd": None},
+    "container_runtime": {"docker_config": {}, "containerd_default": None},
+    "user_state": {"user": {"uid": 2000, "gid": 2000, "shell": "/bin/bash"}, "group_gid": 2000},
+}
+
+
+def drift_with(change, host=None, written=None, settings=None, plan=None):
+    host = copy.deepcopy(host or HOST)
+    written = copy.deepcopy(written or WRITTEN)
+    settings = copy.deepcopy(settings or SETTINGS)
+    plan = copy.deepcopy(plan or PLAN)
+    change(host, written, settings, plan)
+    return DRIFT(plan, host, written, settings)
+
+
+def test_a_host_as_the_model_says_has_no_difference():
+    # A read-only /proc/sys makes rmem_max unavailable, not a difference (sysctl_runtime would not change it).
+    assert DRIFT(PLAN, HOST, WRITTEN, SETTINGS) == []
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    (lambda h, w, s, p: h.update(packages_missing=["ethtool"]), "package ethtool is not installed"),
+    (lambda h, w, s, p: w["files"].update({STAGED: "updated"}), f"file {STAGED}: updated"),
+    (lambda h, w, s, p: h["network"]["aipod_files"].update({"/etc/systemd/network/60-aipod-eth1.network": "edited"}),
+     "storage network: /etc/systemd/network/60-aipod-eth1.network differs from the model"),
+    (lambda h, w, s, p: h["network"].update(aipod_files={}),
+     "storage network: /etc/systemd/network/60-aipod-eth1.network is missing"),
+    (lambda h, w, s, p: h["network"]["aipod_files"].update({"/etc/netplan/60-aipod-storage.yaml": "x"}),
+     "storage network: /etc/netplan/60-aipod-storage.yaml is no longer wanted"),
+    (lambda h, w, s, p: h["network"].update(networkd_active=False), "storage network: systemd-networkd is not enabled and running"),
+    (lambda h, w, s, p: h["fstab"].update({"/mnt/data": []}), "mount /mnt/data: not in /etc/fstab"),
+    (lambda h, w, s, p: h["fstab"]["/mnt/data"][0].__setitem__(3, "rw,vers=3"),
+     "mount /mnt/data: /etc/fstab has '172.31.251.201:/data /mnt/data nfs4 rw,vers=3 0 0', "
+     "the model wants '172.31.251.201:/data /mnt/data nfs4 rw,vers=4.1,hard 0 0'"),
+    (lambda h, w, s, p: s.update(mount_extra_options=["noatime"]), "the model wants '172.31.251.201:/data /mnt/data nfs4 rw,vers=4.1,hard,noatime 0 0'"),
+    (lambda h, w, s, p: h["fstab"]["/mnt/data"][0].__delitem__(slice(4, 6)), "mount /mnt/data: its /etc/fstab line lacks dump and passno"),
+    (lambda h, w, s, p: h["nfs"].update(can_mount=True), "mount /mnt/data: not mounted from 172.31.251.201:/data"),
+    (lambda h, w, s, p: h["sysctl"]["net.core.rmem_max"].update(writable=True),
+     "kernel parameter net.core.rmem_max is 212992, the model wants 268435456"),
+    (lambda h, w, s, p: h.update(sysctl={}), "kernel parameters not read: net.core.rmem_max"),
+    (lambda h, w, s, p: h["units"]["aipod-roce-qos.service"].update(enabled="disabled"),
+     "aipod-roce-qos.service is not enabled (disabled)"),
+    (lambda h, w, s, p: s.update(roce_ready=True), "aipod-roce-qos.service is not active (inactive)"),
+    (lambda h, w, s, p: s.update(rings=[{"name": "eth1", "differs": False}]), "aipod-nic-rings.service is not enabled (not installed)"),
+    (lambda h, w, s, p: s.update(rings=[{"name": "eth1", "differs": True}]), "ring sizes of eth1 differ"),
+    (lambda h, w, s, p: h["tools"].update({"nvidia-container-runtime": "/usr/bin/nvidia-container-runtime", "dockerd": "/usr/bin/dockerd"}),
+     "Docker's default runtime is not the NVIDIA runtime"),
+    (lambda h, w, s, p: h["tools"].update({"nvidia-container-runtime": "/usr/bin/ncr", "nvidia-ctk": "/usr/bin/nvidia-ctk",
+                                           "containerd": "/usr/bin/containerd"}),
+     "containerd's default runtime is not the NVIDIA runtime"),
+    (lambda h, w, s, p: h["user_state"].update(user=None), "user aipod: absent"),
+    (lambda h, w, s, p: h["user_state"]["user"].update(shell="/bin/sh"),
+     "user aipod: uid 2000 gid 2000 shell /bin/sh, the model wants 2000 2000 /bin/bash"),
+    (lambda h, w, s, p: h["user_state"].update(group_gid=None), "group aipod: absent or not gid 2000"),
+])
+def test_each_way_a_host_differs_is_named(change, expected):
+    differences = drift_with(change)
+    assert any(expected in line for line in differences), differences
+
+
+def test_docker_already_defaulting_to_the_nvidia_runtime_is_in_place():
+    def nvidia_docker(host, _written, _settings, _plan):
+        host["tools"].update({"nvidia-container-runtime": "/usr/bin/ncr", "dockerd": "/usr/bin/dockerd"})
+        host["container_runtime"]["docker_config"] = {"data-root": "/raid/docker", "default-runtime": "nvidia",
+                                                      "runtimes": {"nvidia": {"path": "/usr/bin/ncr", "runtimeArgs": []}}}
+    assert drift_with(nvidia_docker) == []
+
+
+def test_nothing_to_compare_for_a_host_without_mounts_roce_or_common_user():
+    plan = {"nics": [], "mounts": [], "roce": False, "common_user": {}}
+    assert DRIFT(plan, {**HOST, "units": {}, "fstab": {}}, WRITTEN, SETTINGS) == []
+
+
+def test_facts_without_the_readings_fail_clearly():
+    with pytest.raises(AnsibleFilterError, match="lack"):
+        DRIFT(PLAN, {"nfs": {}}, WRITTEN, SETTINGS)
+
+
+def test_sysctl_unavailable_is_what_sysctl_runtime_reports():
+    readings = {"net.core.rmem_max": {"value": "212992", "writable": False}, "sunrpc.tcp_slot_table_entries": {"value": None,
+                                                                                                         "writable": False}}
+    assert FILTERS["aipod_sysctl_unavailable"]({"net.core.rmem_max": 268435456, "sunrpc.tcp_slot_table_entries": 128}, readings) == {
+        "net.core.rmem_max": "/proc/sys is read-only here",
+        "sunrpc.tcp_slot_table_entries": "not in this kernel (or not in this network namespace)"}
+
+
+FSTAB = """# /etc/fstab
+UUID=1234 / ext4 errors=remount-ro 0 1
+172.31.251.201:/data /mnt/data nfs4 rw,vers=4.1,hard 0 0
+172.31.251.201:/my\\040data /mnt/my\\040data nfs4 rw 0 0
+# 172.31.251.201:/old /mnt/data nfs4 rw 0 0
+"""
+
+
+def test_fstab_lines_are_matched_by_escaped_mount_point():
+    found = fstab.lines(FSTAB, ["/mnt/data", "/mnt/my data", "/mnt/absent"])
+    assert found["/mnt/data"] == [["172.31.251.201:/data", "/mnt/data", "nfs4", "rw,vers=4.1,hard", "0", "0"]]
+    assert found["/mnt/my data"][0][0] == "172.31.251.201:/my\\040data"
+    assert found["/mnt/absent"] == []
+    assert fstab.line_differs(found["/mnt/my data"], "172.31.251.201:/my data", "/mnt/my data", "nfs4", "rw") is None
+    assert fstab.escape("a&b\\c d") == "a\\046b\\134c\\040d"
+
+
+def test_the_mount_module_agrees_line_for_line(tmp_path):
+    """What the drift check calls equal, ansible.posix.mount leaves as it is (its own set_mount, check mode)."""
+    from unittest import mock
+
+    from ansible_collections.ansible.posix.plugins.modules import mount as posix_mount
+
+    table = tmp_path / "fstab"
+    table.write_text(FSTAB)
+    module = mock.Mock(check_mode=True)
+    args = {"name": "/mnt/my data", "src": "172.31.251.201:/my data", "fstype": "nfs4", "opts": "rw", "dump": "0",
+            "passno": "0", "fstab": str(table), "warnings": []}
+    _name, changed = posix_mount.set_mount(module, dict(args))
+    assert changed is False
+    assert fstab.line_differs(fstab.lines(FSTAB, ["/mnt/my data"])["/mnt/my data"], args["src"], args["name"], "nfs4", "rw") is None
+    _name, changed = posix_mount.set_mount(module, {**args, "opts": "rw,hard"})
+    assert changed is True
+    assert fstab.line_differs(fstab.lines(FSTAB, ["/mnt/my data"])["/mnt/my data"], args["src"], args["name"], "nfs4", "rw,hard")
+
+
+HOST_FOR_REFUSAL = {"os": {"debian_family": True, "pretty_name": "Debian"}, "network": {"mgmt_interfaces": ["eth0", "lo"],
+                    "ssh_client": "172.31.250.1", "ssh_client_in_storage": []}, "nics": {"eth1": {"present": True}},
+                    "user_conflicts": [], "container_runtime": {"docker_config": {}}, "tools": {"dockerd": None}}
+
+
+def test_a_safe_host_is_not_refused():
+    assert dgx_host_facts.refusals(HOST_FOR_REFUSAL, ["eth1"], None) == []
+
+
+def test_every_reason_to_refuse_is_given_at_once():
+    host = copy.deepcopy(HOST_FOR_REFUSAL)
+    host["os"] = {"debian_family": False, "pretty_name": "Rocky Linux 9"}
+    host["network"]["ssh_client_in_storage"] = ["172.31.250.0/24"]
+    host["user_conflicts"] = ["uid 2000 belongs to user 'bob'"]
+    host["container_runtime"]["docker_config"] = None
+    host["tools"]["dockerd"] = "/usr/bin/dockerd"
+    reasons = dgx_host_facts.refusals(host, ["eth0", "eth9"], {"name": "aipod"})
+    assert [reason.split()[0] for reason in reasons] == ["It", "Storage", "NIC(s)", "Ansible", "kubernetes.common_user",
+                                                        "/etc/docker/daemon.json"]
+    assert "Rocky Linux 9" in reasons[0] and "eth0" in reasons[1] and "eth9" in reasons[2]
+
+
+def test_os_release_family():
+    ubuntu = dgx_host_facts.parse_os_release('NAME="Ubuntu"\nID=ubuntu\nID_LIKE=debian\nPRETTY_NAME="Ubuntu 22.04.4 LTS"\n')
+    assert ubuntu["debian_family"] and ubuntu["pretty_name"] == "Ubuntu 22.04.4 LTS"
+    assert not dgx_host_facts.parse_os_release('ID="rocky"\nID_LIKE="rhel centos fedora"\n')["debian_family"]
+    assert not dgx_host_facts.parse_os_release(None)["debian_family"]
+
+
+def test_systemctl_show_blocks_in_order():
+    text = "Id=a.service\nUnitFileState=enabled\nActiveState=active\n\nId=b.service\nUnitFileState=\nActiveState=inactive\n"
+    assert dgx_host_facts.systemctl_show(text, ["a.service", "b.service"]) == {
+        "a.service": {"enabled": "enabled", "active": "active"}, "b.service": {"enabled": "", "active": "inactive"}}
