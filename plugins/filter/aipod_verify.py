@@ -36,8 +36,7 @@ def aipod_pod_verification(hostvars: Any, layers: Any) -> dict:
     for layer, spec in layers.items():
         gathered[layer] = {}
         for host in spec.get("hosts") or []:
-            records = hostvars[host].get(spec["var"]) if host in hostvars else None
-            gathered[layer][host] = list(records) if isinstance(records, list) else None
+            gathered[layer][host] = verification.checks_of(hostvars[host].get(spec["var"]) if host in hostvars else None)
     return verification.pod_result(gathered)
 
 

@@ -149,13 +149,15 @@ import pwd
 import re
 from typing import Any, Callable
 
-from ansible.module_utils.aipod_compute import fstab
+from ansible.module_utils.aipod_compute import fstab, nfs
+from ansible.module_utils.aipod_compute.nfs import active_nfs_mounts, nfs_capability
 from ansible.module_utils.aipod_compute.sysctl import proc_path
 from ansible.module_utils.basic import AnsibleModule
 
+__all__ = ["active_nfs_mounts", "nfs_capability"]  # the tests read them here, where the facts come from
+
 MELLANOX_DRIVERS = ("mlx5_core", "mlx4_en", "mlx4_core")
 TOOLS = ("mlnx_qos", "nvidia-smi", "nvidia-container-runtime", "nvidia-ctk", "dockerd", "containerd", "netplan", "ethtool")
-CAP_SYS_ADMIN = 21
 NETWORK_DIRS = ("/etc/netplan", "/etc/systemd/network")
 OS_RELEASE = "/etc/os-release"
 
@@ -183,35 +185,6 @@ def parse_ethtool_rings(text: str) -> dict[str, int] | None:
 def parse_ethtool_driver(text: str) -> str | None:
     match = re.search(r"^driver:\s*(\S+)", text, re.MULTILINE)
     return match.group(1) if match else None
-
-
-def nfs_capability(filesystems: str, loadable: bool, cap_eff_hex: str | None) -> dict[str, Any]:
-    """Can this host mount NFS now, and if not, why not."""
-    kernel = bool(re.search(r"\bnfs4?\s*$", filesystems, re.MULTILINE))
-    try:
-        privileged = bool(int(cap_eff_hex or "0", 16) >> CAP_SYS_ADMIN & 1)
-    except ValueError:
-        privileged = False
-    reasons = []
-    if not (kernel or loadable):
-        reasons.append("nfs is not in /proc/filesystems and no nfs module can be loaded")
-    if not privileged:
-        reasons.append("this root lacks CAP_SYS_ADMIN, which mounting needs")
-    return {"kernel": kernel, "loadable": loadable, "privileged": privileged, "can_mount": not reasons,
-            "reason": "; ".join(reasons)}
-
-
-def active_nfs_mounts(proc_mounts: str) -> dict[str, dict[str, Any]]:
-    """Mount point -> {src, fstype, options} of every NFS mount in /proc/mounts (the last one wins)."""
-    mounts: dict[str, dict[str, Any]] = {}
-    for line in proc_mounts.splitlines():
-        fields = line.split()
-        if len(fields) < 4 or fields[2] not in ("nfs", "nfs4"):
-            continue
-        # /proc/mounts escapes space, tab, newline and backslash as octal (\040 ...).
-        path = re.sub(r"\\([0-7]{3})", lambda match: chr(int(match.group(1), 8)), fields[1])
-        mounts[path] = {"src": fields[0], "fstype": fields[2], "options": fields[3].split(",")}
-    return mounts
 
 
 def docker_daemon_config(daemon_json: str | None) -> dict | None:
@@ -429,14 +402,7 @@ class HostReader:
                 "mtu": int(mtu) if mtu.isdigit() else None, "rings": rings, "ring_error": ring_error}
 
     def nfs(self) -> dict[str, Any]:
-        modprobe = self.module.get_bin_path("modprobe", opt_dirs=["/usr/sbin", "/sbin"])
-        loadable = False
-        if modprobe and (_read("/proc/sys/kernel/modules_disabled") or "0").strip() == "0":
-            loadable = self.run(modprobe, "-n", "-q", "nfs")[0] == 0
-        status = _read("/proc/self/status") or ""
-        match = re.search(r"^CapEff:\s*([0-9a-fA-F]+)", status, re.MULTILINE)
-        capability = nfs_capability(_read("/proc/filesystems") or "", loadable, match.group(1) if match else None)
-        return {**capability, "mounts": active_nfs_mounts(_read("/proc/mounts") or "")}
+        return nfs.read(self.module)
 
     def units(self, units: list[str]) -> dict[str, dict[str, str]]:
         if not units:

@@ -39,7 +39,17 @@ options:
     description:
       - The host's NFS state, the C(nfs) of C(dgx_host_facts)' C(aipod_host) fact (C(can_mount), C(reason) and the
         active C(mounts), mount point -> C(src), C(options)).
-      - Required when O(mounts) is not empty.
+      - When omitted, the module reads it from the host the way C(dgx_host_facts) does.
+    type: dict
+  gpus:
+    description:
+      - Also read the GPUs (C(nvidia-smi), as C(gpu_facts) does) and add the C(GPU count) check against O(expected_gpus).
+      - A host without GPUs gets a C(not_applicable) check; an C(nvidia-smi) that fails fails the task (the host is then
+        not checked).
+    type: bool
+    default: false
+  expected_gpus:
+    description: The model's GPUs of the host (C(count), C(model)); none when the model names no GPUs.
     type: dict
   ping_count:
     description: Echo requests per LIF; the check passes when any is answered.
@@ -49,6 +59,10 @@ options:
     description: Seconds to wait for each answer.
     type: int
     default: 2
+  ping_interval:
+    description: Seconds between echo requests (0.2 is the least ping allows without root).
+    type: float
+    default: 0.2
 notes:
   - Only reads and pings; check mode runs it the same way.
 attributes:
@@ -64,7 +78,8 @@ EXAMPLES = r"""
     nics: "{{ plan.nics }}"
     lifs: "{{ model | aipod_data_lifs_for(inventory_hostname) }}"
     mounts: "{{ plan.mounts }}"
-    nfs: "{{ host_facts.ansible_facts.aipod_host.nfs }}"
+    gpus: true
+    expected_gpus: "{{ plan.gpus | default(omit) }}"
   register: data_path
 """
 
@@ -97,6 +112,8 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
+from ansible.module_utils.aipod_compute import gpus, nfs
+from ansible.module_utils.aipod_compute.gpus import gpu_check
 from ansible.module_utils.basic import AnsibleModule
 
 ICMP_AND_IP_HEADERS = 28
@@ -217,11 +234,12 @@ def _addresses(module: AnsibleModule, device: str) -> list[str]:
     return [f"{info['local']}/{info['prefixlen']}" for entry in json.loads(out) for info in entry.get("addr_info", [])]
 
 
-def _ping(module: AnsibleModule, count: int, timeout: int) -> Callable[[str, int, str], tuple[bool, str]]:
+def _ping(module: AnsibleModule, count: int, timeout: int, interval: float) -> Callable[[str, int, str], tuple[bool, str]]:
     binary = module.get_bin_path("ping", required=True)
 
     def ping(device: str, payload: int, address: str) -> tuple[bool, str]:
-        rc, out, err = module.run_command([binary, "-M", "do", "-s", str(payload), "-c", str(count), "-W", str(timeout),
+        rc, out, err = module.run_command([binary, "-M", "do", "-s", str(payload), "-c", str(count), "-i", str(interval),
+                                           "-W", str(timeout),
                                            "-I", device, address])
         if rc == 0:
             summary = next((line for line in out.splitlines() if "packets transmitted" in line), "answered")
@@ -243,18 +261,21 @@ def main() -> None:
             "mounts": {"type": "list", "elements": "dict", "default": []},
             "ping_count": {"type": "int", "default": 2},
             "ping_timeout": {"type": "int", "default": 2},
+            "ping_interval": {"type": "float", "default": 0.2},
             "nfs": {"type": "dict"},
+            "gpus": {"type": "bool", "default": False},
+            "expected_gpus": {"type": "dict"},
         },
         supports_check_mode=True,
     )
     params = module.params
-    nfs = params["nfs"] or {}
-    if params["mounts"] and not params["nfs"]:
-        module.fail_json(msg="nfs (the nfs of dgx_host_facts' aipod_host fact) is required to check mounts")
+    host_nfs = params["nfs"] if params["nfs"] is not None else nfs.read(module)
     checks = nic_checks(params["nics"], _read_mtu, lambda device: _addresses(module, device))
-    checks += ping_checks(params["nics"], params["lifs"], _ping(module, params["ping_count"], params["ping_timeout"]))
-    checks += mount_checks(params["mounts"], nfs.get("mounts") or {}, parse_fstab(_read("/etc/fstab")),
-                           bool(nfs.get("can_mount")), nfs.get("reason") or "")
+    checks += ping_checks(params["nics"], params["lifs"], _ping(module, params["ping_count"], params["ping_timeout"], params["ping_interval"]))
+    checks += mount_checks(params["mounts"], host_nfs.get("mounts") or {}, parse_fstab(_read("/etc/fstab")),
+                           bool(host_nfs.get("can_mount")), host_nfs.get("reason") or "")
+    if params["gpus"]:
+        checks.append(gpu_check(gpus.gather(module), params["expected_gpus"]))
     module.exit_json(changed=False, checks=checks, failed_checks=sum(1 for c in checks if c["status"] == "fail"))
 
 

@@ -174,3 +174,12 @@ def test_lif_legs_keep_their_mac_across_re_creation():
     # DGX ARP caches stay valid when a factory reset drops and the storage layer re-creates the LIFs.
     mac = lifhost.leg_mac("lif-abcdef")
     assert mac == lifhost.leg_mac("lif-abcdef") and mac.startswith("02:") and len(mac.split(":")) == 6
+
+
+def test_a_registered_result_carries_its_checks_unless_its_task_did_not_run_cleanly():
+    record = {"layer": "compute", "name": "eth1 MTU", "status": "pass", "detail": "MTU 9000, model 9000"}
+    assert verification.checks_of([record]) == [record]
+    assert verification.checks_of({"changed": False, "checks": [record], "failed_checks": 0}) == [record]
+    for result in ({"failed": True, "msg": "nvidia-smi -q -x failed", "checks": [record]}, {"unreachable": True},
+                   {"skipped": True}, None, "text"):
+        assert verification.checks_of(result) is None

@@ -10,23 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+# The GPU check is judged beside the GPU reading it compares, on the host (dgx_verify); re-exported here.
+from aipod_compute.gpus import gpu_check  # noqa: F401
+
 STATUSES = ("pass", "fail", "not_applicable", "not_checked")
 EXIT_CODES = {"pass": 0, "fail": 1, "not_checked": 2}
-
-
-def gpu_check(found: Mapping | None, expected: Mapping | None) -> dict[str, str]:
-    """Compare gpu_facts' aipod_gpus with the model's GPUs for the host."""
-    found = found or {}
-    want = (expected or {}).get("count")
-    if not found.get("present"):
-        reason = found.get("reason") or "no NVIDIA GPU stack answered"
-        return {"layer": "compute", "name": "GPU count", "status": "not_applicable",
-                "detail": f"no GPUs on this host ({reason}); the model expects {want if want is not None else 'none'}"}
-    count = int(found.get("count") or 0)
-    if want is None:
-        return {"layer": "compute", "name": "GPU count", "status": "pass", "detail": f"{count} GPU(s); the model names no count"}
-    return {"layer": "compute", "name": "GPU count", "status": "pass" if count == int(want) else "fail",
-            "detail": f"{count} GPU(s) {', '.join(found.get('models') or [])}, model {want}"}
 
 
 def plan_checks(plans: Mapping[str, Mapping], source: str | None = None) -> list[dict[str, str]]:
@@ -52,6 +40,18 @@ def plan_checks(plans: Mapping[str, Mapping], source: str | None = None) -> list
         for check in checks:
             check["detail"] += f" ({source})"
     return checks
+
+
+def checks_of(value: Any) -> list[dict] | None:
+    """A host's checks from what its layer left: a list of checks, or a registered module result that
+    carries them (``checks``). None - the host is then not checked - for anything else, such as the
+    result of a task that failed, did not reach the host or was skipped."""
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, Mapping) and isinstance(value.get("checks"), list) and not (
+            value.get("failed") or value.get("unreachable") or value.get("skipped")):
+        return list(value["checks"])
+    return None
 
 
 def pod_result(layers: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
