@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 """Filters of the whole-pod verification (playbooks/verify.yml).
 
-Docs: aipod_gpu_check.yml, aipod_plan_checks.yml, aipod_pod_verification.yml and
+Docs: aipod_plan_checks.yml, aipod_pod_verification.yml and
 aipod_verification_summary.yml beside this file; the logic is plugins/module_utils/aipod_site/verification.py.
 """
 from __future__ import annotations
@@ -16,11 +16,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 
 from aipod_site import verification  # noqa: E402
 from ansible.errors import AnsibleFilterError  # noqa: E402
-
-
-def aipod_gpu_check(found: Any, expected: Any) -> dict:
-    return verification.gpu_check(found if isinstance(found, Mapping) else None,
-                                  expected if isinstance(expected, Mapping) else None)
 
 
 def aipod_plan_checks(plans: Any, source: str | None = None) -> list[dict]:
@@ -51,7 +46,6 @@ class FilterModule:
 
     def filters(self):
         return {
-            "aipod_gpu_check": aipod_gpu_check,
             "aipod_plan_checks": aipod_plan_checks,
             "aipod_pod_verification": aipod_pod_verification,
             "aipod_verification_summary": aipod_verification_summary,

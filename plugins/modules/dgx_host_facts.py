@@ -35,8 +35,10 @@ description:
     C(network.aipod_files) - the SHA-1 of every storage network file of the role (C(60-aipod-*)) in
     C(/etc/netplan) and C(/etc/systemd/network). The role compares these with the site model to
     decide whether the host needs any change at all (filter C(aipod_compute_drift)).
+  - C(gpus) (with O(gpus)) - the GPUs as C(nvidia-smi -q -x) reports them (count, models, driver, CUDA,
+    ECC errors; C(present) false with the reason on a host without them), and C(gpus_summary) in one line.
   - With O(refuse_unsafe), the module fails, before anything is changed, when the plan would harm the
-    host (see the option), and says every reason at once.
+    host or the host is not what the model says (see the option), and says every reason at once.
 version_added: "1.0.0"
 author: ONTAP AI pod bundle contributors
 options:
@@ -80,11 +82,22 @@ options:
     type: list
     elements: path
     default: []
+  gpus:
+    description: Also read the GPUs (C(nvidia-smi -q -x)).
+    type: bool
+    default: false
+  expected_gpus:
+    description:
+      - The model's GPUs of the host (C(count), C(model)). With O(gpus) and O(refuse_unsafe), a host with GPUs
+        whose count differs is refused; a different model, or uncorrectable ECC errors, give a warning. A
+        host without GPUs is reported as such and not refused.
+    type: dict
   refuse_unsafe:
     description:
       - Fail, having changed nothing, when the host is not of the Debian family, a NIC of O(nics) is
         absent or carries the management path, the SSH client is inside O(storage_networks), O(user)
-        cannot have its ids, or Docker is installed with a C(daemon.json) that is not a JSON object.
+        cannot have its ids, Docker is installed with a C(daemon.json) that is not a JSON object, or
+        (with O(gpus)) its GPU count differs from O(expected_gpus).
     type: bool
     default: false
 notes:
@@ -137,6 +150,8 @@ ansible_facts:
         sysctl: {net.core.rmem_max: {value: "268435456", writable: false}}
         units: {aipod-roce-qos.service: {enabled: enabled, active: inactive}}
         fstab: {/mnt/data: [["172.31.251.101:/data", /mnt/data, nfs4, "rw,vers=4.1,hard", "0", "0"]]}
+        gpus: {present: false, reason: "nvidia-smi not found (no NVIDIA driver installed)", count: 0}
+        gpus_summary: "no GPUs: nvidia-smi not found (no NVIDIA driver installed); GPU checks skipped"
 """
 
 import glob
@@ -149,7 +164,7 @@ import pwd
 import re
 from typing import Any, Callable
 
-from ansible.module_utils.aipod_compute import fstab, nfs
+from ansible.module_utils.aipod_compute import fstab, gpus, nfs
 from ansible.module_utils.aipod_compute.nfs import active_nfs_mounts, nfs_capability
 from ansible.module_utils.aipod_compute.sysctl import proc_path
 from ansible.module_utils.basic import AnsibleModule
@@ -455,12 +470,22 @@ def main() -> None:
             "sysctl": {"type": "list", "elements": "str", "default": []},
             "units": {"type": "list", "elements": "str", "default": []},
             "fstab_paths": {"type": "list", "elements": "path", "default": []},
+            "gpus": {"type": "bool", "default": False},
+            "expected_gpus": {"type": "dict"},
             "refuse_unsafe": {"type": "bool", "default": False},
         },
         supports_check_mode=True,
     )
     host = gather(module)
-    reasons = refusals(host, module.params["nics"], module.params["user"]) if module.params["refuse_unsafe"] else []
+    gpu_errors: list[str] = []
+    if module.params["gpus"]:
+        expected = module.params["expected_gpus"] or {}
+        host["gpus"] = gpus.gather(module)
+        host["gpus_summary"] = gpus.summary(host["gpus"])
+        gpu_errors, warnings = gpus.compare(host["gpus"], expected.get("count"), expected.get("model"))
+        for warning in warnings:
+            module.warn(warning)
+    reasons = (refusals(host, module.params["nics"], module.params["user"]) + gpu_errors) if module.params["refuse_unsafe"] else []
     if reasons:
         module.fail_json(msg="nothing was changed. " + " ".join(reasons), reasons=reasons, ansible_facts={"aipod_host": host})
     module.exit_json(changed=False, ansible_facts={"aipod_host": host})

@@ -31,7 +31,10 @@ def lab(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def cluster():
-    """A fresh lab API server; stopped afterwards unless it was running before."""
+    """A fresh lab API server; afterwards stopped, or - when it was running before - started fresh again.
+
+    The tests write Node objects with GPUs and a Trident controller that the lab does not have; a
+    lab API server left holding them would make the next whole-site run verify a different pod."""
     was_running = lab("status", "kubernetes").returncode == 0
     # Validation needs the ONTAP endpoint's CA (the lab inventory's ca_file) to exist.
     ontap_was_running = lab("status", "ontap").returncode == 0
@@ -45,8 +48,11 @@ def cluster():
     api = config.new_client_from_config(str(KUBECONFIG))
     yield {"core": client.CoreV1Api(api), "storage": client.StorageV1Api(api), "apps": client.AppsV1Api(api),
            "custom": client.CustomObjectsApi(api), "extensions": client.ApiextensionsV1Api(api)}
-    if not was_running:
-        lab("stop", "kubernetes")
+    stopped = lab("stop", "kubernetes")
+    assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+    if was_running:
+        restarted = lab("start", "kubernetes")
+        assert restarted.returncode == 0, restarted.stdout + restarted.stderr
     if not ontap_was_running:
         lab("stop", "ontap")
 

@@ -2,9 +2,13 @@
 from __future__ import annotations
 
 import grp
+import json
+import os
+import pathlib
 import pwd
 
 import pytest
+from ansible.module_utils.testing import patch_module_args
 
 from modules import dgx_host_facts as facts
 
@@ -98,3 +102,40 @@ def test_active_nfs_mounts_from_proc_mounts():
                                                "proto=tcp", "nconnect=16"]}
     assert mounts["/mnt/my home"]["fstype"] == "nfs"
     assert facts.active_nfs_mounts("") == {}
+
+
+# ----------------------------------------------------------------------------- the module's main()
+A100_XML = (pathlib.Path(__file__).parents[1] / "fixtures" / "nvidia-smi" / "dgx-a100.xml")
+
+
+def run_main_with_gpus(monkeypatch, capsys, tmp_path, xml: str, args: dict) -> tuple[int, dict]:
+    """dgx_host_facts on this machine, with an nvidia-smi on PATH that prints xml."""
+    answer = tmp_path / "answer.xml"
+    answer.write_text(xml)
+    fake = tmp_path / "nvidia-smi"
+    fake.write_text(f"#!/bin/sh\ncat {answer}\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    monkeypatch.delenv("SSH_CONNECTION", raising=False)
+    with patch_module_args(args), pytest.raises(SystemExit) as exit_info:
+        facts.main()
+    return exit_info.value.code, json.loads(capsys.readouterr().out)
+
+
+def test_a_host_with_the_models_gpus_is_read_and_summarised(monkeypatch, capsys, tmp_path):
+    code, result = run_main_with_gpus(monkeypatch, capsys, tmp_path, A100_XML.read_text(),
+                                      {"gpus": True, "expected_gpus": {"count": 8}, "refuse_unsafe": True})
+    assert code == 0, result
+    host = result["ansible_facts"]["aipod_host"]
+    assert host["gpus"]["count"] == 8
+    assert host["gpus_summary"].startswith("8 GPU(s) NVIDIA A100-SXM4-40GB")
+
+
+def test_a_host_missing_a_gpu_is_refused_before_anything_changes(monkeypatch, capsys, tmp_path):
+    seven = A100_XML.read_text().replace("<attached_gpus>8</attached_gpus>", "<attached_gpus>7</attached_gpus>")
+    seven = seven[:seven.rindex('\t<gpu id=')] + "</nvidia_smi_log>\n"
+    code, result = run_main_with_gpus(monkeypatch, capsys, tmp_path, seven,
+                                      {"gpus": True, "expected_gpus": {"count": 8}, "refuse_unsafe": True})
+    assert code == 1
+    assert result["msg"].startswith("nothing was changed. 7 GPU(s) found but the site model expects 8")
+    assert result["reasons"][-1].startswith("7 GPU(s) found")

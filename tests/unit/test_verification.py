@@ -5,6 +5,7 @@ import sys
 import time
 
 import pytest
+from aipod_compute import gpus
 from aipod_site import verification
 from modules import dgx_host_facts, dgx_verify
 from project_paths import REPO
@@ -112,9 +113,9 @@ def test_jumbo_pings_run_together_and_report_in_order():
 
 def test_gpu_check():
     present = {"present": True, "count": 8, "models": ["NVIDIA A100-SXM4-40GB"]}
-    assert verification.gpu_check(present, {"count": 8})["status"] == "pass"
-    assert verification.gpu_check({**present, "count": 7}, {"count": 8})["status"] == "fail"
-    absent = verification.gpu_check({"present": False, "reason": "nvidia-smi not found"}, {"count": 8})
+    assert gpus.gpu_check(present, {"count": 8})["status"] == "pass"
+    assert gpus.gpu_check({**present, "count": 7}, {"count": 8})["status"] == "fail"
+    absent = gpus.gpu_check({"present": False, "reason": "nvidia-smi not found"}, {"count": 8})
     assert absent["status"] == "not_applicable" and "nvidia-smi not found" in absent["detail"]
 
 

@@ -1,6 +1,7 @@
 """The GPUs of a host as nvidia-smi reports them, and how they compare with the site model.
 
-Read by gpu_facts (the compute layer's GPU check) and by dgx_verify (the verification's GPU count).
+Read by dgx_host_facts (the compute layer's GPU check), gpu_facts (the same, as a module of its own) and
+dgx_verify (the verification's GPU count).
 """
 from __future__ import annotations
 
@@ -147,7 +148,7 @@ def gather(module: Any, program: str = "nvidia-smi") -> dict[str, Any]:
 
 
 def gpu_check(found: Mapping | None, expected: Mapping | None) -> dict[str, str]:
-    """Compare gpu_facts' aipod_gpus with the model's GPUs for the host."""
+    """The verification's GPU count check: the GPUs read here against the model's GPUs for the host."""
     found = found or {}
     want = (expected or {}).get("count")
     if not found.get("present"):

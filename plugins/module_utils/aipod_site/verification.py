@@ -10,9 +10,6 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-# The GPU check is judged beside the GPU reading it compares, on the host (dgx_verify); re-exported here.
-from aipod_compute.gpus import gpu_check  # noqa: F401
-
 STATUSES = ("pass", "fail", "not_applicable", "not_checked")
 EXIT_CODES = {"pass": 0, "fail": 1, "not_checked": 2}
 
