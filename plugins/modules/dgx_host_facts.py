@@ -20,7 +20,6 @@ description:
   - C(nfs) - whether this kernel can mount NFS now (C(nfs) in C(/proc/filesystems) or the module
     loadable, and the privilege to mount), with the reason when it cannot, and the NFS mounts that are
     active now (C(mounts), from C(/proc/mounts) - mount point to source, type and options).
-  - C(sysctl_writable) - whether C(/proc/sys) can be written here.
   - C(packages_missing) - which of O(packages) are not installed (dpkg).
   - C(tools) - paths of the programs the role may use (mlnx_qos, nvidia-smi, nvidia-container-runtime,
     nvidia-ctk, dockerd, containerd, netplan, ethtool), or null.
@@ -140,7 +139,6 @@ ansible_facts:
               reason: "nfs is not in /proc/filesystems and no nfs module can be loaded",
               mounts: {/mnt/data: {src: "172.31.251.101:/data", fstype: nfs4,
                                    options: [rw, vers=4.1, rsize=262144, wsize=262144, hard, proto=tcp, nconnect=16]}}}
-        sysctl_writable: false
         packages_missing: []
         tools: {ethtool: /usr/sbin/ethtool, mlnx_qos: null}
         container_runtime: {docker_config: {}, containerd_default: null}
@@ -441,7 +439,6 @@ def gather(module: AnsibleModule) -> dict[str, Any]:
         "network": reader.network(params["mgmt_addresses"], params["storage_networks"]),
         "nics": {name: reader.nic(name) for name in params["nics"]},
         "nfs": reader.nfs(),
-        "sysctl_writable": os.access("/proc/sys/net/core/rmem_max", os.W_OK) or os.access("/proc/sys/vm/swappiness", os.W_OK),
         "packages_missing": reader.packages_missing(params["packages"]),
         "tools": reader.tools,
         "container_runtime": {

@@ -113,7 +113,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 from ansible.module_utils.aipod_compute import gpus, nfs
-from ansible.module_utils.aipod_compute.gpus import gpu_check
 from ansible.module_utils.basic import AnsibleModule
 
 ICMP_AND_IP_HEADERS = 28
@@ -275,7 +274,7 @@ def main() -> None:
     checks += mount_checks(params["mounts"], host_nfs.get("mounts") or {}, parse_fstab(_read("/etc/fstab")),
                            bool(host_nfs.get("can_mount")), host_nfs.get("reason") or "")
     if params["gpus"]:
-        checks.append(gpu_check(gpus.gather(module), params["expected_gpus"]))
+        checks.append(gpus.gpu_check(gpus.gather(module), params["expected_gpus"]))
     module.exit_json(changed=False, checks=checks, failed_checks=sum(1 for c in checks if c["status"] == "fail"))
 
 

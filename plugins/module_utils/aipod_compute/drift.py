@@ -12,20 +12,11 @@ from __future__ import annotations
 import os
 from typing import Any, Mapping
 
+from ansible.utils.vars import merge_hash
+
 from . import fstab, sysctl
 
 LIVE_NETWORK_DIR = {"netplan": "/etc/netplan", "networkd": "/etc/systemd/network"}
-
-
-def merged(base: Mapping, extra: Mapping) -> dict:
-    """base with extra merged in, dicts recursively (Ansible's combine(recursive=true))."""
-    result = dict(base)
-    for key, value in extra.items():
-        if isinstance(value, Mapping) and isinstance(result.get(key), Mapping):
-            result[key] = merged(result[key], value)
-        else:
-            result[key] = value
-    return result
 
 
 def _files(written: Mapping) -> list[str]:
@@ -103,7 +94,8 @@ def _container_runtime(host: Mapping) -> list[str]:
     found = []
     docker = host["container_runtime"]["docker_config"]
     wanted = {"default-runtime": "nvidia", "runtimes": {"nvidia": {"path": runtime, "runtimeArgs": []}}}
-    if tools.get("dockerd") and (docker is None or merged(docker, wanted) != docker):
+    # merge_hash is what the task's combine(recursive=true) calls.
+    if tools.get("dockerd") and (docker is None or merge_hash(docker, wanted, recursive=True) != docker):
         found.append("Docker's default runtime is not the NVIDIA runtime")
     if tools.get("nvidia-ctk") and tools.get("containerd") and host["container_runtime"]["containerd_default"] != "nvidia":
         found.append("containerd's default runtime is not the NVIDIA runtime")
