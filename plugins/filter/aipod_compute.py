@@ -2,12 +2,13 @@
 """Filters of the compute layer: per-host values the dgx_* roles derive from the site model.
 
 Docs: aipod_host_storage_plan.yml, aipod_compute_plans.yml, aipod_storage_network_files.yml,
-aipod_ring_settings.yml, aipod_mounts_pending.yml, aipod_compute_drift.yml and aipod_sysctl_unavailable.yml
+aipod_tuning_files.yml, aipod_roce_unit.yml, aipod_ring_settings.yml, aipod_mounts_pending.yml, aipod_compute_drift.yml and aipod_sysctl_unavailable.yml
 beside this file. The derivation itself lives in
 plugins/module_utils/aipod_site/model.py with the others (one place for every derived value).
 """
 from __future__ import annotations
 
+import ipaddress
 import os
 import sys
 from typing import Mapping
@@ -17,6 +18,7 @@ from typing import Mapping
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
 
 from aipod_compute import drift as compute_drift  # noqa: E402
+from aipod_compute import files as compute_files  # noqa: E402
 from aipod_site import model as site_model  # noqa: E402
 from ansible.errors import AnsibleFilterError  # noqa: E402
 
@@ -36,7 +38,7 @@ def aipod_host_storage_plan(model: Mapping, host: str) -> list[dict]:
 
 
 def aipod_compute_plans(model: Mapping, hosts: list) -> dict[str, dict]:
-    """Per DGX of hosts: {nics (host_storage_plan), mounts (mount_plan), roce, gpus, common_user}.
+    """Per DGX of hosts: {nics (host_storage_plan), storage_networks, mounts (mount_plan), mount_points, roce, gpus, common_user}.
 
     Computed once per play for every host (the role reads its own entry), because a per-host
     task costs a worker process per host. common_user is kubernetes.common_user on kube_node
@@ -50,14 +52,24 @@ def aipod_compute_plans(model: Mapping, hosts: list) -> dict[str, dict]:
         if host not in dgx:
             raise AnsibleFilterError(f"aipod_compute_plans: {host!r} is not a DGX of the site model")
         groups = (checked["hosts"].get(host) or {}).get("groups") or []
+        nics = site_model.host_storage_plan(checked, host)
+        mounts = site_model.mount_plan(checked, host)
         plans[host] = {
-            "nics": site_model.host_storage_plan(checked, host),
-            "mounts": site_model.mount_plan(checked, host),
+            "nics": nics,
+            "storage_networks": storage_networks(nics),
+            "mounts": mounts,
+            "mount_points": [{"path": mount["path"]} for mount in mounts],
             "roce": dgx[host].get("roce") is True,
             "gpus": dict(dgx[host].get("gpus") or {}),
             "common_user": common_user if "kube_node" in groups else {},
         }
     return plans
+
+
+def storage_networks(nics: list[Mapping]) -> list[str]:
+    """The networks (CIDR) a host's storage configuration routes to: its subnets, then its static routes."""
+    subnets = [str(ipaddress.ip_interface(nic["cidr"]).network) for nic in nics]
+    return subnets + [route["to"] for nic in nics for route in nic.get("routes") or []]
 
 
 PROBE_KEYS = ("path", "src", "options", "lif", "export_policy", "svm", "network")
@@ -85,39 +97,34 @@ def aipod_mounts_pending(mounts: list, active: Mapping, nics: list) -> list[dict
     return pending
 
 
-NETPLAN_FILE = "60-aipod-storage.yaml"
-
-
-def aipod_storage_network_files(nics: list, renderer: str, directory: str) -> list[dict]:
+def aipod_storage_network_files(nics: list, renderer: str, directory: str, host: str, managed: str = "Ansible managed") -> list[dict]:
     """The files that configure the storage NICs (from aipod_host_storage_plan) with this renderer.
 
-    Entries for the config_files module: {dest, template, vars: {nic}, mode}, dest in directory.
-    netplan: one YAML for all NICs (mode 0600, as netplan wants). systemd-networkd: per untagged
-    NIC one .network; per tagged NIC a .network for the physical NIC (MTU, VLAN), a .netdev for the
-    VLAN device and a .network for the VLAN device (address, routes). Names start with 60-aipod-
-    so the bundle's files are told apart from the OS installer's.
+    config_files entries {dest, content, mode}, dest in directory (the text: module_utils/aipod_compute/files.py).
     """
-    if renderer not in ("netplan", "networkd"):
+    if renderer not in compute_files.RENDERERS:
         raise AnsibleFilterError(f"aipod_storage_network_files: renderer must be netplan or networkd, got {renderer!r}")
     if not isinstance(nics, list):
         raise AnsibleFilterError(f"aipod_storage_network_files: expected the list of aipod_host_storage_plan, got {type(nics).__name__}")
+    return compute_files.storage_network_files(nics, renderer, directory, host, managed)
 
-    def entry(name: str, template: str, nic: dict, mode: str = "0644") -> dict:
-        return {"dest": f"{directory.rstrip('/')}/{name}", "template": template, "vars": {"nic": nic}, "mode": mode}
 
-    if renderer == "netplan":
-        return [entry(NETPLAN_FILE, "netplan-storage.yaml.j2", {}, "0600")]
-    files = []
-    for nic in nics:
-        if nic.get("vlan") is None:
-            files.append(entry(f"60-aipod-{nic['device']}.network", "networkd-address.network.j2", nic))
-        else:
-            files += [
-                entry(f"60-aipod-{nic['parent']}.network", "networkd-vlan-parent.network.j2", nic),
-                entry(f"60-aipod-{nic['device']}.netdev", "networkd-vlan.netdev.j2", nic),
-                entry(f"60-aipod-{nic['device']}.network", "networkd-address.network.j2", nic),
-            ]
-    return files
+def aipod_tuning_files(settings: Mapping, rings: list, paths: Mapping, managed: str = "Ansible managed") -> list[dict]:
+    """The NFS tuning files (sysctl.d; modprobe.d with sunrpc parameters; the ring unit with rings to set) as config_files entries."""
+    if not isinstance(settings, Mapping) or not isinstance(rings, list):
+        raise AnsibleFilterError("aipod_tuning_files: expected the kernel parameters (dict) and the ring settings (list)")
+    missing = {"sysctl", "modprobe", "rings_unit"} - set(paths or {})
+    if missing:
+        raise AnsibleFilterError(f"aipod_tuning_files: paths lacks {', '.join(sorted(missing))}")
+    return compute_files.tuning_files(settings, rings, paths, managed)
+
+
+def aipod_roce_unit(parents: list, qos: Mapping, managed: str = "Ansible managed") -> str:
+    """The text of the oneshot unit that applies the RoCE QoS to the storage NICs at every boot."""
+    missing = {"pfc_priorities", "trust", "tos", "cable_length"} - set(qos or {})
+    if missing:
+        raise AnsibleFilterError(f"aipod_roce_unit: qos lacks {', '.join(sorted(missing))}")
+    return compute_files.roce_unit(list(parents), qos, managed)
 
 
 def aipod_ring_settings(nic_facts: dict, size: int) -> list[dict]:
@@ -141,13 +148,13 @@ def aipod_ring_settings(nic_facts: dict, size: int) -> list[dict]:
     return settings
 
 
-def aipod_compute_drift(plan: Mapping, host: Mapping, written: Mapping, settings: Mapping) -> list[str]:
+def aipod_compute_drift(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[str]:
     """Every way a DGX differs from its compute plan, in words; [] when the layer has nothing to change."""
-    for name, value in (("plan", plan), ("host", host), ("written", written), ("settings", settings)):
+    for name, value in (("plan", plan), ("host", host), ("kept", kept), ("settings", settings)):
         if not isinstance(value, Mapping):
             raise AnsibleFilterError(f"aipod_compute_drift: {name} must be a dict, got {type(value).__name__}")
     try:
-        return compute_drift.differences(plan, host, written, settings)
+        return compute_drift.differences(plan, host, kept, settings)
     except (KeyError, TypeError) as error:
         raise AnsibleFilterError(f"aipod_compute_drift: the host facts lack {error} (run dgx_host_facts first)") from error
 
@@ -165,6 +172,8 @@ class FilterModule:
             "aipod_host_storage_plan": aipod_host_storage_plan,
             "aipod_compute_plans": aipod_compute_plans,
             "aipod_storage_network_files": aipod_storage_network_files,
+            "aipod_tuning_files": aipod_tuning_files,
+            "aipod_roce_unit": aipod_roce_unit,
             "aipod_ring_settings": aipod_ring_settings,
             "aipod_mounts_pending": aipod_mounts_pending,
             "aipod_compute_drift": aipod_compute_drift,

@@ -34,6 +34,9 @@ description:
     C(network.aipod_files) - the SHA-1 of every storage network file of the role (C(60-aipod-*)) in
     C(/etc/netplan) and C(/etc/systemd/network). The role compares these with the site model to
     decide whether the host needs any change at all (filter C(aipod_compute_drift)).
+  - C(files) - for each of O(files) and each entry of O(file_directories), its type (C(file), C(directory),
+    C(other)), mode, owner, group and, for a file, the SHA-1 of its content; null when it is missing, and
+    C(nfs mount) for an active NFS mount point, which is not looked into.
   - C(gpus) (with O(gpus)) - the GPUs as C(nvidia-smi -q -x) reports them (count, models, driver, CUDA,
     ECC errors; C(present) false with the reason on a host without them), and C(gpus_summary) in one line.
   - With O(refuse_unsafe), the module fails, before anything is changed, when the plan would harm the
@@ -78,6 +81,17 @@ options:
     default: []
   fstab_paths:
     description: Mount points whose C(/etc/fstab) lines to read.
+    type: list
+    elements: path
+    default: []
+  files:
+    description:
+      - Files and directories to describe in C(files) (type, mode, owner, group, and the SHA-1 of a file's content).
+    type: list
+    elements: path
+    default: []
+  file_directories:
+    description: Directories each of whose entries is described in C(files) as well.
     type: list
     elements: path
     default: []
@@ -148,6 +162,9 @@ ansible_facts:
         sysctl: {net.core.rmem_max: {value: "268435456", writable: false}}
         units: {aipod-roce-qos.service: {enabled: enabled, active: inactive}}
         fstab: {/mnt/data: [["172.31.251.101:/data", /mnt/data, nfs4, "rw,vers=4.1,hard", "0", "0"]]}
+        files: {/etc/sysctl.d/90-aipod-nfs.conf: {type: file, mode: "0644", owner: root, group: root,
+                                                  sha1: 0beec7b5ea3f0fdbc95d0dd47f3c5bc275da8a33},
+                /etc/modprobe.d/aipod-sunrpc.conf: null}
         gpus: {present: false, reason: "nvidia-smi not found (no NVIDIA driver installed)", count: 0}
         gpus_summary: "no GPUs: nvidia-smi not found (no NVIDIA driver installed); GPU checks skipped"
 """
@@ -160,6 +177,7 @@ import json
 import os
 import pwd
 import re
+import stat
 from typing import Any, Callable
 
 from ansible.module_utils.aipod_compute import fstab, gpus, nfs
@@ -327,6 +345,36 @@ def _sha1(path: str) -> str | None:
         return None
 
 
+def file_state(path: str, active_mounts: dict) -> dict[str, Any] | None:
+    """Type, mode, owner and group of a path, and the SHA-1 of a regular file; None when it is missing.
+
+    An active NFS mount point is named as such and not looked into: a stat of it would hang while
+    its server does not answer.
+    """
+    if path in active_mounts:
+        return {"type": "nfs mount"}
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    owner = _lookup(pwd.getpwuid, status.st_uid)
+    group = _lookup(grp.getgrgid, status.st_gid)
+    kind = "directory" if stat.S_ISDIR(status.st_mode) else "file" if stat.S_ISREG(status.st_mode) else "other"
+    state = {"type": kind, "mode": f"{stat.S_IMODE(status.st_mode):04o}",
+             "owner": owner.pw_name if owner else str(status.st_uid), "group": group.gr_name if group else str(status.st_gid)}
+    if kind == "file":
+        state["sha1"] = _sha1(path)
+    return state
+
+
+def files_state(paths: list[str], directories: list[str], active_mounts: dict) -> dict[str, dict[str, Any] | None]:
+    """file_state of each path, and of every file in each of directories (the files whose names the facts decide)."""
+    listed = list(paths)
+    for directory in directories:
+        listed += sorted(glob.glob(os.path.join(glob.escape(directory), "*")))
+    return {path: file_state(path, active_mounts) for path in listed}
+
+
 def user_state(user: dict | None) -> dict[str, Any]:
     """The common account and its group as they are here (None where absent)."""
     if not user:
@@ -435,7 +483,7 @@ class HostReader:
 def gather(module: AnsibleModule) -> dict[str, Any]:
     params = module.params
     reader = HostReader(module)
-    return {
+    host = {
         "network": reader.network(params["mgmt_addresses"], params["storage_networks"]),
         "nics": {name: reader.nic(name) for name in params["nics"]},
         "nfs": reader.nfs(),
@@ -454,6 +502,8 @@ def gather(module: AnsibleModule) -> dict[str, Any]:
         "units": reader.units(params["units"]),
         "fstab": fstab.lines(_read("/etc/fstab"), params["fstab_paths"]),
     }
+    host["files"] = files_state(params["files"], params["file_directories"], host["nfs"].get("mounts") or {})
+    return host
 
 
 def main() -> None:
@@ -467,6 +517,8 @@ def main() -> None:
             "sysctl": {"type": "list", "elements": "str", "default": []},
             "units": {"type": "list", "elements": "str", "default": []},
             "fstab_paths": {"type": "list", "elements": "path", "default": []},
+            "files": {"type": "list", "elements": "path", "default": []},
+            "file_directories": {"type": "list", "elements": "path", "default": []},
             "gpus": {"type": "bool", "default": False},
             "expected_gpus": {"type": "dict"},
             "refuse_unsafe": {"type": "bool", "default": False},

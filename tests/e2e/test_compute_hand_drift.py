@@ -1,8 +1,9 @@
 """The compute layer skips a DGX that already is what the model says, and converges one drifted by hand.
 
 A re-run reads each host once and configures only hosts that differ (filter aipod_compute_drift).
-This pins that the skip is never blind: after the fstab line, a live storage network file, the RoCE
-unit's enablement and the common user's shell are changed by hand on one stand-in, check mode names
+This pins that the skip is never blind: after the fstab line, a live storage network file, a kept
+file's content, another's mode, the RoCE unit's enablement and the common user's shell are changed
+by hand on one stand-in, check mode names
 and previews the changes without making them, a real run puts every one back on that host only,
 and the run after it changes nothing.
 """
@@ -14,6 +15,8 @@ from lab_support import lab, lab_hosts, playbook, podman, recap
 pytestmark = [pytest.mark.lab]
 HOST = "dgx02"
 LIVE_FILE = "/etc/systemd/network/60-aipod-eth1.network"
+SYSCTL_CONF = "/etc/sysctl.d/90-aipod-nfs.conf"
+MODPROBE_CONF = "/etc/modprobe.d/aipod-sunrpc.conf"
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +38,8 @@ def state(container: str) -> dict:
         "network_file": podman("exec", container, "test", "-f", LIVE_FILE, check=False).returncode == 0,
         "roce_unit": podman("exec", container, "systemctl", "is-enabled", "aipod-roce-qos.service", check=False).stdout.strip(),
         "shell": on_host(container, "getent", "passwd", "aipod").strip().rsplit(":", 1)[-1],
+        "sysctl_conf_edited": "net.core.rmem_max = 1" in on_host(container, "cat", SYSCTL_CONF),
+        "modprobe_conf_mode": on_host(container, "stat", "-c", "%a", MODPROBE_CONF).strip(),
     }
 
 
@@ -49,18 +54,23 @@ def test_an_unchanged_host_is_read_once_and_left_alone(converged_lab):
 def test_a_host_drifted_by_hand_is_previewed_then_converged(converged_lab):
     container = converged_lab
     wanted = state(container)
-    assert wanted == {"fstab": True, "network_file": True, "roce_unit": "enabled", "shell": "/bin/bash"}
+    assert wanted == {"fstab": True, "network_file": True, "roce_unit": "enabled", "shell": "/bin/bash",
+                      "sysctl_conf_edited": False, "modprobe_conf_mode": "644"}
     on_host(container, "sed", "-i", r"\# /mnt/data #d", "/etc/fstab")
     on_host(container, "rm", "-f", LIVE_FILE)
     on_host(container, "systemctl", "disable", "--quiet", "aipod-roce-qos.service")
     on_host(container, "usermod", "-s", "/bin/sh", "aipod")
+    on_host(container, "sh", "-c", f"echo 'net.core.rmem_max = 1' >> {SYSCTL_CONF}")
+    on_host(container, "chmod", "600", MODPROBE_CONF)
     drifted = state(container)
-    assert drifted == {"fstab": False, "network_file": False, "roce_unit": "disabled", "shell": "/bin/sh"}
+    assert drifted == {"fstab": False, "network_file": False, "roce_unit": "disabled", "shell": "/bin/sh",
+                       "sysctl_conf_edited": True, "modprobe_conf_mode": "600"}
 
     preview = playbook("playbooks/compute.yml", "--check", "--diff")
     assert preview.returncode == 0, preview.stdout[-4000:]
     for difference in ("mount /mnt/data: not in /etc/fstab", f"storage network: {LIVE_FILE} is missing",
-                       "aipod-roce-qos.service is not enabled (disabled)", "user aipod: uid 2000 gid 2000 shell /bin/sh"):
+                       "aipod-roce-qos.service is not enabled (disabled)", "user aipod: uid 2000 gid 2000 shell /bin/sh",
+                       f"file {SYSCTL_CONF} differs from the model", f"file {MODPROBE_CONF}: mode 0600, the model wants 0644"):
         assert difference in preview.stdout, difference
     assert recap(preview.stdout)[HOST]["changed"] > 0
     assert state(container) == drifted, "check mode changed the host"

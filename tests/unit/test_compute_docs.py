@@ -15,7 +15,8 @@ ANSIBLE_DOC = pathlib.Path(sys.executable).parent / "ansible-doc"
 
 @pytest.mark.parametrize("kind, names", [
     ("module", ["gpu_facts", "dgx_host_facts", "sysctl_runtime", "config_files"]),
-    ("filter", ["aipod_host_storage_plan", "aipod_compute_plans", "aipod_storage_network_files", "aipod_ring_settings"]),
+    ("filter", ["aipod_host_storage_plan", "aipod_compute_plans", "aipod_storage_network_files", "aipod_tuning_files",
+                "aipod_roce_unit", "aipod_ring_settings", "aipod_compute_drift"]),
 ])
 def test_ansible_doc_renders(kind, names):
     result = subprocess.run([str(ANSIBLE_DOC), "-t", kind, "--json", *names], cwd=REPO, capture_output=True, text=True,

@@ -12,6 +12,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from aipod_compute import fstab
+from aipod_compute.files import sha1
 from filter.aipod_compute import FilterModule
 from modules import dgx_host_facts
 
@@ -23,10 +24,19 @@ STAGED = "/etc/aipod/storage-net/60-aipod-eth1.network"
 SETTINGS = {"network_files": [STAGED], "sysctl": {"net.core.rmem_max": 268435456}, "mount_extra_options": [],
             "rings": [], "rings_unit": "aipod-nic-rings.service", "roce_unit": "aipod-roce-qos.service",
             "roce_ready": False, "nvidia_runtime_default": True, "shell": "/bin/bash"}
-WRITTEN = {"files": {STAGED: "unchanged", "/etc/sysctl.d/90-aipod-nfs.conf": "unchanged"}, "checksums": {STAGED: "abc"}}
+SYSCTL_CONF = "/etc/sysctl.d/90-aipod-nfs.conf"
+NETWORK_TEXT = "[Match]\nName=eth1\n"
+# The arguments of the role's config_files task.
+WRITTEN = {"files": [{"dest": STAGED, "content": NETWORK_TEXT, "mode": "0644"},
+                     {"dest": SYSCTL_CONF, "content": "net.core.rmem_max = 268435456\n", "mode": "0644"}],
+           "directories": [{"path": "/mnt/data"}], "owner": "root", "group": "root"}
 HOST = {
     "network": {"renderer": "networkd", "networkd_enabled": True, "networkd_active": True,
-                "aipod_files": {"/etc/systemd/network/60-aipod-eth1.network": "abc"}},
+                "aipod_files": {"/etc/systemd/network/60-aipod-eth1.network": sha1(NETWORK_TEXT)}},
+    "files": {STAGED: {"type": "file", "mode": "0644", "owner": "root", "group": "root", "sha1": sha1(NETWORK_TEXT)},
+              SYSCTL_CONF: {"type": "file", "mode": "0644", "owner": "root", "group": "root",
+                            "sha1": sha1("net.core.rmem_max = 268435456\n")},
+              "/mnt/data": {"type": "directory", "mode": "0755", "owner": "root", "group": "root"}},
     "nfs": {"can_mount": False, "mounts": {}},
     "packages_missing": [],
     "fstab": {"/mnt/data": [["172.31.251.201:/data", "/mnt/data", "nfs4", "rw,vers=4.1,hard", "0", "0"]]},
@@ -40,6 +50,7 @@ HOST = {
 
 
 def drift_with(change, host=None, written=None, settings=None, plan=None):
+    """The drift after change(host reading, config_files arguments, settings, plan)."""
     host = copy.deepcopy(host or HOST)
     written = copy.deepcopy(written or WRITTEN)
     settings = copy.deepcopy(settings or SETTINGS)
@@ -55,7 +66,18 @@ def test_a_host_as_the_model_says_has_no_difference():
 
 @pytest.mark.parametrize(("change", "expected"), [
     (lambda h, w, s, p: h.update(packages_missing=["ethtool"]), "package ethtool is not installed"),
-    (lambda h, w, s, p: w["files"].update({STAGED: "updated"}), f"file {STAGED}: updated"),
+    (lambda h, w, s, p: w["files"][1].update(content="net.core.rmem_max = 1\n"), f"file {SYSCTL_CONF} differs from the model"),
+    (lambda h, w, s, p: h["files"].update({SYSCTL_CONF: None}), f"file {SYSCTL_CONF} is missing"),
+    (lambda h, w, s, p: h["files"].pop(SYSCTL_CONF), f"file {SYSCTL_CONF}: not read"),
+    (lambda h, w, s, p: h["files"][SYSCTL_CONF].update(type="directory"), f"file {SYSCTL_CONF} is missing"),
+    (lambda h, w, s, p: h["files"][SYSCTL_CONF].update(mode="0600"), f"file {SYSCTL_CONF}: mode 0600, the model wants 0644"),
+    (lambda h, w, s, p: w["files"][1].update(mode=0o600), f"file {SYSCTL_CONF}: mode 0644, the model wants 0600"),
+    (lambda h, w, s, p: h["files"][SYSCTL_CONF].update(owner="aipod"), f"file {SYSCTL_CONF}: owner aipod, the model wants root"),
+    (lambda h, w, s, p: h["files"]["/mnt/data"].update(group="1000"), "file /mnt/data: group 1000, the model wants root"),
+    (lambda h, w, s, p: h["files"].update({"/mnt/data": None}), "directory /mnt/data is missing"),
+    (lambda h, w, s, p: h["files"].pop("/mnt/data"), "directory /mnt/data: not read"),
+    (lambda h, w, s, p: w["files"][0].update(content="[Match]\nName=eth9\n"),
+     "storage network: /etc/systemd/network/60-aipod-eth1.network differs from the model"),
     (lambda h, w, s, p: h["network"]["aipod_files"].update({"/etc/systemd/network/60-aipod-eth1.network": "edited"}),
      "storage network: /etc/systemd/network/60-aipod-eth1.network differs from the model"),
     (lambda h, w, s, p: h["network"].update(aipod_files={}),
@@ -91,6 +113,10 @@ def test_a_host_as_the_model_says_has_no_difference():
 def test_each_way_a_host_differs_is_named(change, expected):
     differences = drift_with(change)
     assert any(expected in line for line in differences), differences
+
+
+def test_an_active_nfs_mount_point_counts_as_present_and_is_not_looked_into():
+    assert drift_with(lambda h, w, s, p: h["files"].update({"/mnt/data": {"type": "nfs mount"}})) == []
 
 
 def test_docker_already_defaulting_to_the_nvidia_runtime_is_in_place():

@@ -1,4 +1,4 @@
-"""Compute-layer filters: which files configure the storage NICs, and which ring sizes to set."""
+"""Compute-layer filters: which ring sizes to set (the files and their text: test_compute_files.py)."""
 from __future__ import annotations
 
 import pytest
@@ -7,30 +7,6 @@ from ansible.errors import AnsibleFilterError
 from filter.aipod_compute import FilterModule
 
 FILTERS = FilterModule().filters()
-UNTAGGED = {"device": "eth1", "parent": "eth1", "vlan": None, "cidr": "172.31.251.11/24", "mtu": 9000, "routes": []}
-TAGGED = {"device": "enp225s0f1.3112", "parent": "enp225s0f1", "vlan": 3112, "cidr": "100.127.201.11/24", "mtu": 9000,
-          "routes": []}
-
-
-def test_networkd_files_per_nic_and_vlan():
-    files = FILTERS["aipod_storage_network_files"]([UNTAGGED, TAGGED], "networkd", "/etc/aipod/storage-net/")
-    assert [(f["dest"], f["template"], f["mode"]) for f in files] == [
-        ("/etc/aipod/storage-net/60-aipod-eth1.network", "networkd-address.network.j2", "0644"),
-        ("/etc/aipod/storage-net/60-aipod-enp225s0f1.network", "networkd-vlan-parent.network.j2", "0644"),
-        ("/etc/aipod/storage-net/60-aipod-enp225s0f1.3112.netdev", "networkd-vlan.netdev.j2", "0644"),
-        ("/etc/aipod/storage-net/60-aipod-enp225s0f1.3112.network", "networkd-address.network.j2", "0644"),
-    ]
-    assert files[0]["vars"] == {"nic": UNTAGGED}
-
-
-def test_netplan_is_one_file():
-    files = FILTERS["aipod_storage_network_files"]([UNTAGGED, TAGGED], "netplan", "/etc/aipod/storage-net")
-    assert [(f["dest"], f["mode"]) for f in files] == [("/etc/aipod/storage-net/60-aipod-storage.yaml", "0600")]
-
-
-def test_unknown_renderer_is_an_error():
-    with pytest.raises(AnsibleFilterError, match="renderer must be netplan or networkd"):
-        FILTERS["aipod_storage_network_files"]([UNTAGGED], "ifupdown", "/tmp")
 
 
 def test_ring_sizes_are_capped_and_unsupported_nics_left_out():
@@ -50,6 +26,8 @@ def test_compute_plans_of_the_lab_pod():
     plans = FILTERS["aipod_compute_plans"](model, ["dgx01", "dgx02"])
     assert sorted(plans) == ["dgx01", "dgx02"]
     assert [nic["cidr"] for nic in plans["dgx02"]["nics"]] == ["172.31.251.12/24", "172.31.252.12/24"]
+    assert plans["dgx02"]["storage_networks"] == ["172.31.251.0/24", "172.31.252.0/24"]
+    assert plans["dgx01"]["mount_points"] == [{"path": mount["path"]} for mount in plans["dgx01"]["mounts"]]
     assert [mount["src"] for mount in plans["dgx01"]["mounts"]] == ["172.31.251.101:/data", "172.31.251.103:/home_vol"]
     assert plans["dgx01"]["roce"] is True and plans["dgx01"]["gpus"]["count"] == 8
     assert plans["dgx01"]["common_user"] == {"name": "aipod", "uid": 2000, "group": "aipod", "gid": 2000}
@@ -57,6 +35,12 @@ def test_compute_plans_of_the_lab_pod():
     assert FILTERS["aipod_compute_plans"](model, ["dgx02"])["dgx02"]["common_user"] == {}
     with pytest.raises(AnsibleFilterError, match="'lab-sw-a' is not a DGX"):
         FILTERS["aipod_compute_plans"](model, ["lab-sw-a"])
+
+
+def test_storage_networks_are_the_subnets_then_the_static_routes():
+    from filter.aipod_compute import storage_networks
+    nics = [{"cidr": "10.0.1.5/24", "routes": [{"to": "10.9.0.0/16", "via": "10.0.1.1"}]}, {"cidr": "10.0.2.5/25", "routes": []}]
+    assert storage_networks(nics) == ["10.0.1.0/24", "10.0.2.0/25", "10.9.0.0/16"]
 
 
 def test_mounts_pending_are_those_not_active_with_their_planned_source():

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import grp
+import hashlib
 import json
 import os
 import pathlib
@@ -10,6 +11,7 @@ import pwd
 import pytest
 from ansible.module_utils.testing import patch_module_args
 
+from aipod_compute import drift, files
 from modules import dgx_host_facts as facts
 
 MLX_RINGS = """Ring parameters for enp225s0f0:
@@ -139,3 +141,36 @@ def test_a_host_missing_a_gpu_is_refused_before_anything_changes(monkeypatch, ca
     assert code == 1
     assert result["msg"].startswith("nothing was changed. 7 GPU(s) found but the site model expects 8")
     assert result["reasons"][-1].startswith("7 GPU(s) found")
+
+
+# ----------------------------------------------------------------------------- the files the role keeps
+def test_files_state_reads_content_mode_and_owner_and_skips_active_nfs_mounts(tmp_path):
+    kept = tmp_path / "90-aipod-nfs.conf"
+    kept.write_text("net.core.rmem_max = 268435456\n")
+    kept.chmod(0o640)
+    staged = tmp_path / "storage-net"
+    staged.mkdir()
+    (staged / "60-aipod-eth1.network").write_text("[Match]\n")
+    found = facts.files_state([str(kept), str(tmp_path / "absent"), "/mnt/data"], [str(staged)],
+                              {"/mnt/data": {"src": "lif:/data"}})
+    me, my_group = pwd.getpwuid(os.getuid()).pw_name, grp.getgrgid(os.getgid()).gr_name
+    assert found[str(kept)] == {"type": "file", "mode": "0640", "owner": me, "group": my_group,
+                                "sha1": hashlib.sha1(b"net.core.rmem_max = 268435456\n").hexdigest()}
+    assert found[str(tmp_path / "absent")] is None
+    assert found["/mnt/data"] == {"type": "nfs mount"}
+    assert found[str(staged / "60-aipod-eth1.network")]["type"] == "file"
+    assert facts.file_state(str(staged), {})["type"] == "directory"
+
+
+def test_files_as_config_files_leaves_them_read_as_no_difference(tmp_path):
+    """The reading and the drift rules agree with what the role writes: same text, mode, owner and group."""
+    dest = tmp_path / "aipod-roce-qos.service"
+    text = files.roce_unit(["eth1"], {"pfc_priorities": [3], "trust": "dscp", "tos": 106, "cable_length": 3}, "Ansible managed")
+    dest.write_text(text)
+    dest.chmod(0o644)
+    owner, group = pwd.getpwuid(os.getuid()).pw_name, grp.getgrgid(os.getgid()).gr_name
+    kept = {"files": [{"dest": str(dest), "content": text, "mode": "0644"}], "directories": [{"path": str(tmp_path)}],
+            "owner": owner, "group": group}
+    assert drift._files(kept, facts.files_state([str(dest), str(tmp_path)], [], {})) == []
+    dest.write_text(text.replace("dscp", "pcp"))
+    assert drift._files(kept, facts.files_state([str(dest), str(tmp_path)], [], {})) == [f"file {dest} differs from the model"]

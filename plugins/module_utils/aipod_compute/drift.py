@@ -1,9 +1,9 @@
 """Whether a DGX already is what the site model wants, from one reading of it.
 
-The compute layer reads a host once (dgx_host_facts) and writes its files once (config_files, which
-returns the checksum of each wanted file). ``differences`` compares both with the plan and lists every
-way the host differs, in words; the layer runs its configuring tasks only on a host with a
-difference. Each comparison mirrors the task it stands for (the same module's rules, not a looser
+The compute layer reads a host once (dgx_host_facts, which also reads the SHA-1, mode and owner of
+every file the role keeps) and builds the text of the files it wants (files.py). ``differences``
+compares the reading with the plan and those files and lists every way the host differs, in words;
+the layer writes files and runs its configuring tasks only on a host with a difference. Each comparison mirrors the task it stands for (the same module's rules, not a looser
 test), so that an empty list means every one of those tasks would report ok. Where a reading is
 missing, the host counts as different: a needless converge is slower, a missed one is wrong.
 """
@@ -14,22 +14,65 @@ from typing import Any, Mapping
 
 from ansible.utils.vars import merge_hash
 
+from . import files as kept_files
 from . import fstab, sysctl
 
 LIVE_NETWORK_DIR = {"netplan": "/etc/netplan", "networkd": "/etc/systemd/network"}
 
 
-def _files(written: Mapping) -> list[str]:
-    return [f"{path}: {state}" for path, state in sorted((written.get("files") or {}).items()) if state != "unchanged"]
+def _mode(mode: Any) -> int | None:
+    """A mode as config_files takes it ("0644" or an int) as a number; None when not given."""
+    if mode is None:
+        return None
+    return int(mode, 8) if isinstance(mode, str) else int(mode)
 
 
-def _network(host: Mapping, written: Mapping, network_files: list[str]) -> list[str]:
+def _attributes(path: str, state: Mapping, mode: Any, owner: str | None, group: str | None) -> list[str]:
+    found = []
+    if _mode(mode) is not None and int(state["mode"], 8) != _mode(mode):
+        found.append(f"file {path}: mode {state['mode']}, the model wants {_mode(mode):04o}")
+    for field, wanted in (("owner", owner), ("group", group)):
+        if wanted is not None and state.get(field) != wanted:
+            found.append(f"file {path}: {field} {state.get(field)}, the model wants {wanted}")
+    return found
+
+
+def _files(kept: Mapping, readings: Mapping) -> list[str]:
+    """config_files' rules: each file with its content, mode, owner and group; each directory present with its attributes."""
+    owner, group = kept.get("owner"), kept.get("group")
+    found = []
+    for directory in kept.get("directories") or []:
+        path = directory["path"]
+        if path not in readings:
+            found.append(f"directory {path}: not read")
+            continue
+        state = readings[path]
+        if state is None or state.get("type") not in ("directory", "nfs mount"):
+            found.append(f"directory {path} is missing")
+        elif state["type"] == "directory":
+            found += _attributes(path, state, directory.get("mode"), owner, group)
+    for entry in kept.get("files") or []:
+        path = entry["dest"]
+        if path not in readings:
+            found.append(f"file {path}: not read")
+            continue
+        state = readings[path]
+        if state is None or state.get("type") != "file":
+            found.append(f"file {path} is missing")
+            continue
+        if state.get("sha1") != kept_files.sha1(entry["content"]):
+            found.append(f"file {path} differs from the model")
+        found += _attributes(path, state, entry.get("mode"), owner, group)
+    return found
+
+
+def _network(host: Mapping, kept: Mapping, network_files: list[str]) -> list[str]:
     """The checks of aipod-storage-net apply: live files equal the staged ones, no stale 60-aipod-*, networkd on."""
     network = host["network"]
     live_dir = LIVE_NETWORK_DIR.get(network["renderer"])
     if live_dir is None or "aipod_files" not in network:
         return ["storage network: not read"]
-    checksums = written.get("checksums") or {}
+    checksums = {entry["dest"]: kept_files.sha1(entry["content"]) for entry in kept.get("files") or []}
     live = network["aipod_files"]
     found = []
     wanted = {}
@@ -118,16 +161,16 @@ def _user(plan: Mapping, host: Mapping, shell: str) -> list[str]:
     return found
 
 
-def differences(plan: Mapping, host: Mapping, written: Mapping, settings: Mapping) -> list[str]:
+def differences(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[str]:
     """Every way the host differs from its plan; [] when the compute layer has nothing to change.
 
-    plan: the host's compute plan (aipod_compute_plans); host: dgx_host_facts' aipod_host; written: the
-    registered result of config_files; settings: network_files (staged paths), sysctl, mount_extra_options,
+    plan: the host's compute plan (aipod_compute_plans); host: dgx_host_facts' aipod_host; kept: the
+    arguments of the role's config_files task (files with their content, directories, owner, group); settings: network_files (staged paths), sysctl, mount_extra_options,
     rings (aipod_ring_settings), rings_unit, roce_unit, roce_ready, nvidia_runtime_default, shell.
     """
     found = [f"package {name} is not installed" for name in host.get("packages_missing") or []]
-    found += [f"file {entry}" for entry in _files(written)]
-    found += _network(host, written, list(settings.get("network_files") or []))
+    found += _files(kept, host.get("files") or {})
+    found += _network(host, kept, list(settings.get("network_files") or []))
     found += _mounts(plan, host, list(settings.get("mount_extra_options") or []))
     found += _sysctl(host, settings.get("sysctl") or {})
     rings = list(settings.get("rings") or [])
