@@ -128,7 +128,8 @@ def print_summary(results: list[dict], total: float) -> None:
               f"{r['ontap_calls_noop']:>12} {r['ontap_objects'] or '?':>8} {r['calls_per_object'] or '?':>13}  "
               + " / ".join(f"{seconds:.1f}" for seconds in r["noop_runs_seconds"]))
     for r in results:
-        verdict = "meets" if r["noop_over_first"] <= TARGETS["noop_over_first"] else "misses"
+        # Judged on the seconds themselves, not on the rounded ratio.
+        verdict = "meets" if r["noop"]["seconds"] <= TARGETS["noop_over_first"] * r["first"]["seconds"] else "misses"
         print(f"no-op/first with {r['size']} hosts: {r['noop_over_first']:.3f} ({verdict} <= {TARGETS['noop_over_first']})")
         if r["calls_per_object"] is not None:
             verdict = "meets" if r["calls_per_object"] <= TARGETS["calls_per_object"] else "misses"
