@@ -40,29 +40,21 @@ def _attributes(path: str, state: Mapping, mode: Any, owner: str | None, group: 
 def _files(kept: Mapping, readings: Mapping) -> list[str]:
     """config_files' rules: each file with its content, mode, owner and group; each directory present with its attributes."""
     owner, group = kept.get("owner"), kept.get("group")
+    wanted = [("directory", entry["path"], entry, ("directory", "nfs mount")) for entry in kept.get("directories") or []]
+    wanted += [("file", entry["dest"], entry, ("file",)) for entry in kept.get("files") or []]
     found = []
-    for directory in kept.get("directories") or []:
-        path = directory["path"]
+    for kind, path, entry, types in wanted:
         if path not in readings:
-            found.append(f"directory {path}: not read")
+            found.append(f"{kind} {path}: not read")
             continue
         state = readings[path]
-        if state is None or state.get("type") not in ("directory", "nfs mount"):
-            found.append(f"directory {path} is missing")
-        elif state["type"] == "directory":
-            found += _attributes(path, state, directory.get("mode"), owner, group)
-    for entry in kept.get("files") or []:
-        path = entry["dest"]
-        if path not in readings:
-            found.append(f"file {path}: not read")
+        if state is None or state.get("type") not in types:
+            found.append(f"{kind} {path} is missing")
             continue
-        state = readings[path]
-        if state is None or state.get("type") != "file":
-            found.append(f"file {path} is missing")
-            continue
-        if state.get("sha1") != kept_files.sha1(entry["content"]):
+        if kind == "file" and state.get("sha1") != kept_files.sha1(entry["content"]):
             found.append(f"file {path} differs from the model")
-        found += _attributes(path, state, entry.get("mode"), owner, group)
+        if state["type"] != "nfs mount":
+            found += _attributes(path, state, entry.get("mode"), owner, group)
     return found
 
 

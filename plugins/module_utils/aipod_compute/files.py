@@ -33,24 +33,25 @@ def _networkd_routes(routes: Iterable[Mapping]) -> list[str]:
     return lines
 
 
+def _networkd_network(managed: str, about: str, name: str, mtu: int, setting: str, routes: Iterable[Mapping] = ()) -> str:
+    """A .network of the role: the device by name, its MTU, its one setting (Address or VLAN), no link-local address or RA."""
+    return _lines(f"# {managed} (role dgx_node, from the site model)", f"# {about}",
+                  "[Match]", f"Name={name}", "",
+                  "[Link]", f"MTUBytes={mtu}", "",
+                  "[Network]", setting, "LinkLocalAddressing=no", "IPv6AcceptRA=no", "ConfigureWithoutCarrier=yes",
+                  *_networkd_routes(routes))
+
+
 def networkd_address(nic: Mapping, managed: str) -> str:
     """The .network of a device that holds a storage address (an untagged NIC or a VLAN device)."""
-    return _lines(f"# {managed} (role dgx_node, from the site model)",
-                  f"# Storage NIC {nic['device']} on network {nic['network']}.",
-                  "[Match]", f"Name={nic['device']}", "",
-                  "[Link]", f"MTUBytes={nic['mtu']}", "",
-                  "[Network]", f"Address={nic['cidr']}", "LinkLocalAddressing=no", "IPv6AcceptRA=no",
-                  "ConfigureWithoutCarrier=yes", *_networkd_routes(nic.get("routes")))
+    return _networkd_network(managed, f"Storage NIC {nic['device']} on network {nic['network']}.", nic["device"], nic["mtu"],
+                             f"Address={nic['cidr']}", nic.get("routes") or [])
 
 
 def networkd_vlan_parent(nic: Mapping, managed: str) -> str:
     """The .network of the physical NIC that carries a storage VLAN tagged."""
-    return _lines(f"# {managed} (role dgx_node, from the site model)",
-                  f"# Storage NIC {nic['parent']}: carries VLAN {nic['vlan']} of network {nic['network']} tagged.",
-                  "[Match]", f"Name={nic['parent']}", "",
-                  "[Link]", f"MTUBytes={nic['mtu']}", "",
-                  "[Network]", f"VLAN={nic['device']}", "LinkLocalAddressing=no", "IPv6AcceptRA=no",
-                  "ConfigureWithoutCarrier=yes")
+    return _networkd_network(managed, f"Storage NIC {nic['parent']}: carries VLAN {nic['vlan']} of network {nic['network']} tagged.",
+                             nic["parent"], nic["mtu"], f"VLAN={nic['device']}")
 
 
 def networkd_vlan_netdev(nic: Mapping, managed: str) -> str:
