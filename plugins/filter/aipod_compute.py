@@ -8,7 +8,6 @@ plugins/module_utils/aipod_site/model.py with the others (one place for every de
 """
 from __future__ import annotations
 
-import ipaddress
 import os
 import sys
 from typing import Mapping
@@ -56,7 +55,7 @@ def aipod_compute_plans(model: Mapping, hosts: list) -> dict[str, dict]:
         mounts = site_model.mount_plan(checked, host)
         plans[host] = {
             "nics": nics,
-            "storage_networks": storage_networks(nics),
+            "storage_networks": site_model.storage_destinations(nics),
             "mounts": mounts,
             "mount_points": [{"path": mount["path"]} for mount in mounts],
             "roce": dgx[host].get("roce") is True,
@@ -64,12 +63,6 @@ def aipod_compute_plans(model: Mapping, hosts: list) -> dict[str, dict]:
             "common_user": common_user if "kube_node" in groups else {},
         }
     return plans
-
-
-def storage_networks(nics: list[Mapping]) -> list[str]:
-    """The networks (CIDR) a host's storage configuration routes to: its subnets, then its static routes."""
-    subnets = [str(ipaddress.ip_interface(nic["cidr"]).network) for nic in nics]
-    return subnets + [route["to"] for nic in nics for route in nic.get("routes") or []]
 
 
 PROBE_KEYS = ("path", "src", "options", "lif", "export_policy", "svm", "network")

@@ -11,10 +11,10 @@ description:
   - Makes each file of O(files) have the given content, mode, owner and group, and each directory of
     O(directories) exist with its mode, owner and group. A file is rewritten (atomically) only when its content
     differs; attributes are set only when they differ.
-  - The action plugin of the same name renders each file on the controller first, exactly as
-    M(ansible.builtin.template) would (from the role's C(templates/), with C(ansible_managed)), or reads it
-    from the role's C(files/), so a role keeps a dozen files with one remote module run instead of two per
-    file. That is what makes a no-op run over many hosts cheap.
+  - The action plugin of the same name takes each file's content as given, or renders it on the controller
+    exactly as M(ansible.builtin.template) would (from the role's C(templates/), with C(ansible_managed)), or
+    reads it from the role's C(files/), so a role keeps a dozen files with one remote module run instead of
+    two per file.
   - Missing parent directories of a file are created with mode 0755.
   - Reports per-file diffs with C(--diff).
 version_added: "1.0.0"
@@ -101,14 +101,8 @@ files:
   returned: always
   type: dict
   sample: {/etc/sysctl.d/90-aipod-nfs.conf: unchanged, /etc/aipod: created}
-checksums:
-  description: SHA-1 of each file's wanted content, so a caller can compare copies of it elsewhere on the host.
-  returned: always
-  type: dict
-  sample: {/etc/aipod/storage-net/60-aipod-eth1.network: 3b1d5f0c9a0e5d0c1b7a3f2e9d8c7b6a5f4e3d2c}
 """
 
-import hashlib
 import os
 import tempfile
 from typing import Any
@@ -180,7 +174,6 @@ def main() -> None:
         supports_check_mode=True,
     )
     outcome: dict[str, str] = {}
-    checksums: dict[str, str] = {}
     diffs: list[dict[str, str]] = []
     changed = False
     for directory in module.params["directories"]:
@@ -199,7 +192,6 @@ def main() -> None:
     for entry in module.params["files"]:
         dest = entry["dest"]
         wanted = to_bytes(entry["content"], errors="surrogate_or_strict")
-        checksums[dest] = hashlib.sha1(wanted).hexdigest()
         current = read_bytes(dest)
         state = plan_file(current, wanted)
         if state != "unchanged":
@@ -213,7 +205,7 @@ def main() -> None:
             if state == "unchanged":
                 state = "attributes"
         outcome[dest] = state
-    module.exit_json(changed=changed, files=outcome, checksums=checksums, diff=diffs)
+    module.exit_json(changed=changed, files=outcome, diff=diffs)
 
 
 if __name__ == "__main__":

@@ -38,9 +38,9 @@ def test_compute_plans_of_the_lab_pod():
 
 
 def test_storage_networks_are_the_subnets_then_the_static_routes():
-    from filter.aipod_compute import storage_networks
+    from aipod_site.model import storage_destinations
     nics = [{"cidr": "10.0.1.5/24", "routes": [{"to": "10.9.0.0/16", "via": "10.0.1.1"}]}, {"cidr": "10.0.2.5/25", "routes": []}]
-    assert storage_networks(nics) == ["10.0.1.0/24", "10.0.2.0/25", "10.9.0.0/16"]
+    assert storage_destinations(nics) == ["10.0.1.0/24", "10.0.2.0/25", "10.9.0.0/16"]
 
 
 def test_mounts_pending_are_those_not_active_with_their_planned_source():

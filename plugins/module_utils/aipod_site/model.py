@@ -392,6 +392,12 @@ def host_storage_plan(model: dict, host: str) -> list[dict]:
     return plan
 
 
+def storage_destinations(plan: list[dict]) -> list[str]:
+    """The networks (CIDR) a host's storage NICs (host_storage_plan) reach: their subnets, then their static routes."""
+    subnets = [str(ipaddress.ip_interface(nic["cidr"]).network) for nic in plan]
+    return subnets + [route["to"] for nic in plan for route in nic.get("routes") or []]
+
+
 def storage_networks_of_hosts(model: dict, hosts: Iterable[str]) -> list[str]:
     names: list[str] = []
     for host in hosts:
