@@ -2,7 +2,8 @@
 """Filters that hand the Kubernetes and Trident roles values derived from the site model.
 
 Docs: aipod_trident_plan.yml, aipod_deepops_plan.yml, aipod_kubeconfig_source.yml,
-aipod_kube_node_cidrs.yml, aipod_storage_class_changes.yml, aipod_snapshot_api_state.yml and
+aipod_kube_node_cidrs.yml, aipod_storage_class_changes.yml, aipod_snapshot_api_state.yml,
+aipod_k8s_apply_pending.yml, aipod_trident_secrets.yml and
 the verification judges (aipod_judge_*.yml, aipod_schedulable_nodes.yml,
 aipod_verification_result.yml) beside this file. The derivations live in
 plugins/module_utils/aipod_site/kubernetes.py, which the site validator uses too.
@@ -55,6 +56,23 @@ def aipod_storage_class_changes(existing: Any, planned: Any) -> dict[str, list]:
     return site_kubernetes.storage_class_changes(existing, planned)
 
 
+def aipod_k8s_apply_pending(existing: Any, declared: Any, field_manager: str) -> dict[str, dict[str, str]]:
+    if not isinstance(existing, list) or not isinstance(declared, list):
+        raise AnsibleFilterError("aipod_k8s_apply_pending: expects the cluster's objects (a list) and the declared manifests (a list)")
+    if not field_manager:
+        raise AnsibleFilterError("aipod_k8s_apply_pending: the field manager is empty")
+    return site_kubernetes.apply_pending(existing, declared, str(field_manager))
+
+
+def aipod_trident_secrets(secrets: Any, namespace: str, values: Any) -> list[dict[str, Any]]:
+    if not isinstance(secrets, list) or not isinstance(values, list):
+        raise AnsibleFilterError("aipod_trident_secrets: expects the plan's secrets (a list) and their vault values (a list)")
+    try:
+        return site_kubernetes.secret_manifests(secrets, str(namespace), values)
+    except ValueError as error:
+        raise AnsibleFilterError(f"aipod_trident_secrets: {error}") from None
+
+
 def aipod_snapshot_api_state(crds: Any) -> dict[str, Any]:
     if not isinstance(crds, list):
         raise AnsibleFilterError(f"aipod_snapshot_api_state: expects a list of CustomResourceDefinitions, got {type(crds).__name__}")
@@ -92,6 +110,8 @@ class FilterModule:
             "aipod_kube_node_cidrs": aipod_kube_node_cidrs,
             "aipod_storage_class_changes": aipod_storage_class_changes,
             "aipod_snapshot_api_state": aipod_snapshot_api_state,
+            "aipod_k8s_apply_pending": aipod_k8s_apply_pending,
+            "aipod_trident_secrets": aipod_trident_secrets,
             "aipod_judge_nodes": aipod_judge_nodes,
             "aipod_judge_backends": aipod_judge_backends,
             "aipod_judge_classes": aipod_judge_classes,

@@ -10,7 +10,17 @@ def test_every_filter_is_registered():
     assert set(f.FilterModule().filters()) == {
         "aipod_trident_plan", "aipod_deepops_plan", "aipod_kubeconfig_source", "aipod_kube_node_cidrs",
         "aipod_storage_class_changes", "aipod_snapshot_api_state", "aipod_judge_nodes", "aipod_judge_backends",
-        "aipod_judge_classes", "aipod_schedulable_nodes", "aipod_verification_result"}
+        "aipod_judge_classes", "aipod_schedulable_nodes", "aipod_verification_result", "aipod_k8s_apply_pending",
+        "aipod_trident_secrets"}
+
+
+def test_declaration_filters_refuse_what_they_cannot_compare():
+    with pytest.raises(AnsibleFilterError, match="aipod_k8s_apply_pending: expects"):
+        f.aipod_k8s_apply_pending({"items": []}, [], "aipod")
+    with pytest.raises(AnsibleFilterError, match="field manager is empty"):
+        f.aipod_k8s_apply_pending([], [], "")
+    with pytest.raises(AnsibleFilterError, match="1 Secrets but 0 values"):
+        f.aipod_trident_secrets([{"name": "s", "kind": "ontap"}], "trident", [])
 
 
 def test_model_filters_refuse_what_is_not_a_model():

@@ -11,6 +11,7 @@ Like .model, every function is defensive on malformed models (the schema reports
 """
 from __future__ import annotations
 
+import base64
 import ipaddress
 from typing import Any
 
@@ -321,6 +322,26 @@ IMMUTABLE_CLASS_FIELDS = {"provisioner": None, "parameters": {}, "reclaimPolicy"
 DEFAULT_CLASS_ANNOTATIONS = (DEFAULT_CLASS_ANNOTATION, "storageclass.beta.kubernetes.io/is-default-class")
 
 
+def secret_manifests(secrets: list, namespace: str, values: list) -> list[dict[str, Any]]:
+    """The Opaque Secrets of the plan's credentials; values are the vault's, in the plan's order."""
+    if len(m.as_list(secrets)) != len(m.as_list(values)):
+        raise ValueError(f"{len(m.as_list(secrets))} Secrets but {len(m.as_list(values))} values")
+
+    def encode(text: Any) -> str:
+        return base64.b64encode(str(text).encode("utf-8")).decode("ascii")
+
+    manifests = []
+    for secret, value in zip(m.as_list(secrets), m.as_list(values)):
+        secret = m.as_dict(secret)
+        data = ({"username": encode(secret.get("username", "")), "password": encode(value)}
+                if secret.get("kind") == "ontap" else
+                {"clientID": encode(secret.get("client_id", "")), "clientSecret": encode(value)})
+        manifests.append({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+                          "metadata": {"name": secret.get("name"), "namespace": namespace, "labels": dict(MANAGED_BY_LABEL)},
+                          "data": data})
+    return manifests
+
+
 def _is_default(storage_class: dict) -> bool:
     annotations = m.as_dict(m.as_dict(storage_class.get("metadata")).get("annotations"))
     return any(str(annotations.get(key, "")).lower() == "true" for key in DEFAULT_CLASS_ANNOTATIONS)
@@ -352,6 +373,104 @@ def storage_class_changes(existing: list, planned: list) -> dict[str, list]:
     foreign = sorted(name for name, c in current.items() if name not in planned_names and _is_default(c))
     stale = sorted(name for name, c in current.items() if name not in planned_names and _managed(c))
     return {"replace": replace, "foreign_defaults": foreign, "stale": stale}
+
+
+# ---------------------------------------------------------------------------- declarations
+# The roles declare objects with server-side apply under one field manager. Applying an object
+# the cluster already holds with every declared value, where the manager owns no field the
+# declaration has dropped, changes nothing: a re-run can leave it out.
+_IDENTITY_FIELDS = ("apiVersion", "kind")
+
+
+def _first_difference(declared: Any, live: Any, path: tuple) -> tuple | None:
+    """The path of the first declared value the live object does not hold (fields the server
+    added, such as defaults and status, are not differences)."""
+    if declared is None or declared == [] or declared == {}:
+        # The API leaves empty fields out of the objects it returns.
+        return None if live is None or live == declared else path
+    if isinstance(declared, dict):
+        if not isinstance(live, dict):
+            return path
+        for key, value in declared.items():
+            found = _first_difference(value, live.get(key), path + (key,))
+            if found is not None:
+                return found
+        return None
+    if isinstance(declared, list):
+        if not isinstance(live, list) or len(live) != len(declared):
+            return path
+        for index, (value, held) in enumerate(zip(declared, live)):
+            found = _first_difference(value, held, path + (f"[{index}]",))
+            if found is not None:
+                return found
+        return None
+    if isinstance(declared, bool) or isinstance(live, bool):
+        # True == 1 in Python; not in an object.
+        return None if isinstance(declared, bool) and isinstance(live, bool) and declared == live else path
+    return None if declared == live else path
+
+
+def _declared_paths(value: Any, path: tuple = ()) -> set[tuple]:
+    """Every field path of a manifest, parents included; a list is one field (its end)."""
+    paths = {path}
+    if isinstance(value, dict):
+        for key, child in value.items():
+            paths |= _declared_paths(child, path + (key,))
+    return paths
+
+
+def _owned_fields(fields: Any, path: tuple = ()) -> list[tuple]:
+    """The field paths of a managedFields fieldsV1 tree, ending at a list's elements (k:, v:, i:)."""
+    if not isinstance(fields, dict):
+        return [path]
+    children = [key for key in fields if key != "."]
+    if not children or any(not key.startswith("f:") for key in children):
+        return [path]
+    owned: list[tuple] = []
+    for key in children:
+        owned += _owned_fields(fields[key], path + (key[2:],))
+    return owned
+
+
+def _dotted(path: tuple) -> str:
+    return ".".join(path).replace(".[", "[")
+
+
+def apply_pending(existing: list, declared: list, field_manager: str) -> dict[str, dict[str, str]]:
+    """The declared objects (of one kind) that an apply by field_manager would change.
+
+    {kind: {name: reason}} for each object missing from existing (the cluster's objects of that
+    kind, k8s_info resources), holding a value other than the declared one, or holding a field
+    field_manager applied earlier and the declaration has since dropped (an apply removes it).
+    Reasons name the field, never its value: Secrets are compared too.
+    """
+    pending: dict[str, dict[str, str]] = {}
+    live_by_key = {(m.as_dict(o.get("metadata")).get("namespace"), m.as_dict(o.get("metadata")).get("name")): o
+                   for o in m.as_list(existing) if isinstance(o, dict)}
+    for manifest in m.as_list(declared):
+        if not isinstance(manifest, dict):
+            continue
+        metadata = m.as_dict(manifest.get("metadata"))
+        kind, name = str(manifest.get("kind", "")), str(metadata.get("name", ""))
+        live = live_by_key.get((metadata.get("namespace"), metadata.get("name")))
+        if live is None:
+            pending.setdefault(kind, {})[name] = "not in the cluster"
+            continue
+        compared = {key: value for key, value in manifest.items() if key not in _IDENTITY_FIELDS}
+        difference = _first_difference(compared, live, ())
+        if difference is not None:
+            pending.setdefault(kind, {})[name] = f"{_dotted(difference)} differs"
+            continue
+        declared_paths = _declared_paths(compared)
+        for entry in m.as_list(m.as_dict(live.get("metadata")).get("managedFields")):
+            entry = m.as_dict(entry)
+            if entry.get("manager") != field_manager or entry.get("operation") != "Apply":
+                continue
+            dropped = sorted(p for p in _owned_fields(entry.get("fieldsV1")) if p and p not in declared_paths)
+            if dropped:
+                pending.setdefault(kind, {})[name] = f"{_dotted(dropped[0])} is no longer declared"
+                break
+    return pending
 
 
 def snapshot_api_state(crds: list) -> dict[str, Any]:
