@@ -56,12 +56,16 @@ def aipod_storage_class_changes(existing: Any, planned: Any) -> dict[str, list]:
     return site_kubernetes.storage_class_changes(existing, planned)
 
 
-def aipod_k8s_apply_pending(existing: Any, declared: Any, field_manager: str) -> dict[str, dict[str, str]]:
+def aipod_k8s_apply_pending(existing: Any, declared: Any, field_manager: str = "",
+                            last_applied: bool = False, unkept: Any = None) -> dict[str, dict[str, str]]:
     if not isinstance(existing, list) or not isinstance(declared, list):
         raise AnsibleFilterError("aipod_k8s_apply_pending: expects the cluster's objects (a list) and the declared manifests (a list)")
-    if not field_manager:
-        raise AnsibleFilterError("aipod_k8s_apply_pending: the field manager is empty")
-    return site_kubernetes.apply_pending(existing, declared, str(field_manager))
+    if not field_manager and not last_applied:
+        raise AnsibleFilterError("aipod_k8s_apply_pending: the field manager is empty (a server-side apply needs one)")
+    if unkept is not None and not isinstance(unkept, list):
+        raise AnsibleFilterError("aipod_k8s_apply_pending: unkept is a list of field names")
+    return site_kubernetes.apply_pending(existing, declared, str(field_manager), bool(last_applied),
+                                         [str(name) for name in unkept or []])
 
 
 def aipod_trident_secrets(secrets: Any, namespace: str, values: Any) -> list[dict[str, Any]]:

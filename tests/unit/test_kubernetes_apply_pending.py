@@ -7,6 +7,7 @@ the manifests with field manager aipod (managedFields included).
 from __future__ import annotations
 
 import base64
+import json
 import copy
 
 import pytest
@@ -163,3 +164,53 @@ def test_a_changed_vault_password_makes_its_secret_pending_without_naming_the_va
     for value in ("hunter2", "correct-horse"):
         assert value not in str(pending)
         assert base64.b64encode(value.encode()).decode() not in str(pending)
+
+
+def _client_side_applied(manifest: dict) -> dict:
+    """The object after a client-side apply: the declaration recorded in the annotation (sorted, compact)."""
+    live = copy.deepcopy({key: value for key, value in manifest.items() if key not in ("apiVersion", "kind")})
+    live["metadata"].setdefault("annotations", {})[k.LAST_APPLIED_ANNOTATION] = json.dumps(
+        manifest, separators=(",", ":"), sort_keys=True)
+    live["spec"]["conversion"] = {"strategy": "None"}
+    return live
+
+
+CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+       "metadata": {"name": "volumesnapshotclasses.snapshot.storage.k8s.io"},
+       "spec": {"group": "snapshot.storage.k8s.io", "scope": "Cluster",
+                "versions": [{"name": "v1", "served": True, "storage": True,
+                              "schema": {"openAPIV3Schema": {"properties": {"driver": {"type": "string"},
+                                                                            "parameters": {"type": "object"}}}}}]}}
+
+
+def test_a_client_side_applied_object_compares_with_what_was_applied_last():
+    assert k.apply_pending([_client_side_applied(CRD)], [CRD], "", last_applied=True) == {}
+    newer = copy.deepcopy(CRD)
+    del newer["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["parameters"]
+    # The live object still holds the dropped property; only the annotation tells that it was applied.
+    assert k.apply_pending([_client_side_applied(CRD)], [newer], "", last_applied=True) == {
+        "CustomResourceDefinition": {CRD["metadata"]["name"]: "the last applied configuration differs"}}
+    edited = _client_side_applied(CRD)
+    edited["spec"]["scope"] = "Namespaced"
+    assert k.apply_pending([edited], [CRD], "", last_applied=True) == {
+        "CustomResourceDefinition": {CRD["metadata"]["name"]: "spec.scope differs"}}
+    unannotated = _client_side_applied(CRD)
+    del unannotated["metadata"]["annotations"]
+    assert k.apply_pending([unannotated], [CRD], "", last_applied=True) == {
+        "CustomResourceDefinition": {CRD["metadata"]["name"]: "the last applied configuration differs"}}
+
+
+def test_fields_the_server_does_not_keep_are_compared_with_what_was_applied_last_only():
+    declared = copy.deepcopy(CRD)
+    declared["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["x-kubernetes-validations"] = [{"rule": "has(self.driver)"}]
+    live = _client_side_applied(declared)
+    # What a 1.20 server holds: the CEL rules dropped, the annotation as sent.
+    del live["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["x-kubernetes-validations"]
+    name = CRD["metadata"]["name"]
+    assert k.apply_pending([live], [declared], "", last_applied=True) == {
+        "CustomResourceDefinition": {name: "spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations differs"}}
+    assert k.apply_pending([live], [declared], "", last_applied=True, unkept=["x-kubernetes-validations"]) == {}
+    changed = copy.deepcopy(declared)
+    changed["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["x-kubernetes-validations"][0]["rule"] = "true"
+    assert k.apply_pending([live], [changed], "", last_applied=True, unkept=["x-kubernetes-validations"]) == {
+        "CustomResourceDefinition": {name: "the last applied configuration differs"}}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import ipaddress
+import json
 from typing import Any
 
 from . import model as m
@@ -380,11 +381,13 @@ def storage_class_changes(existing: list, planned: list) -> dict[str, list]:
 # the cluster already holds with every declared value, where the manager owns no field the
 # declaration has dropped, changes nothing: a re-run can leave it out.
 _IDENTITY_FIELDS = ("apiVersion", "kind")
+LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration"
 
 
-def _first_difference(declared: Any, live: Any, path: tuple) -> tuple | None:
+def _first_difference(declared: Any, live: Any, path: tuple, unkept: frozenset = frozenset()) -> tuple | None:
     """The path of the first declared value the live object does not hold (fields the server
-    added, such as defaults and status, are not differences)."""
+    added, such as defaults and status, are not differences, nor fields named in unkept, which
+    this server does not keep)."""
     if declared is None or declared == [] or declared == {}:
         # The API leaves empty fields out of the objects it returns.
         return None if live is None or live == declared else path
@@ -392,7 +395,9 @@ def _first_difference(declared: Any, live: Any, path: tuple) -> tuple | None:
         if not isinstance(live, dict):
             return path
         for key, value in declared.items():
-            found = _first_difference(value, live.get(key), path + (key,))
+            if key in unkept:
+                continue
+            found = _first_difference(value, live.get(key), path + (key,), unkept)
             if found is not None:
                 return found
         return None
@@ -400,7 +405,7 @@ def _first_difference(declared: Any, live: Any, path: tuple) -> tuple | None:
         if not isinstance(live, list) or len(live) != len(declared):
             return path
         for index, (value, held) in enumerate(zip(declared, live)):
-            found = _first_difference(value, held, path + (f"[{index}]",))
+            found = _first_difference(value, held, path + (f"[{index}]",), unkept)
             if found is not None:
                 return found
         return None
@@ -436,12 +441,25 @@ def _dotted(path: tuple) -> str:
     return ".".join(path).replace(".[", "[")
 
 
-def apply_pending(existing: list, declared: list, field_manager: str) -> dict[str, dict[str, str]]:
+def _last_applied(live: dict) -> Any:
+    annotations = m.as_dict(m.as_dict(live.get("metadata")).get("annotations"))
+    try:
+        return json.loads(annotations.get(LAST_APPLIED_ANNOTATION, ""))
+    except ValueError:
+        return None
+
+
+def apply_pending(existing: list, declared: list, field_manager: str,
+                  last_applied: bool = False, unkept: list | None = None) -> dict[str, dict[str, str]]:
     """The declared objects (of one kind) that an apply by field_manager would change.
 
     {kind: {name: reason}} for each object missing from existing (the cluster's objects of that
     kind, k8s_info resources), holding a value other than the declared one, or holding a field
     field_manager applied earlier and the declaration has since dropped (an apply removes it).
+    With last_applied (a client-side apply), what was applied before is the object's
+    last-applied-configuration annotation, and any difference from the declaration counts.
+    unkept names fields the server drops from what it is sent (a server older than 1.25 drops a
+    CRD's x-kubernetes-validations); their absence from the cluster's object is no difference.
     Reasons name the field, never its value: Secrets are compared too.
     """
     pending: dict[str, dict[str, str]] = {}
@@ -457,9 +475,13 @@ def apply_pending(existing: list, declared: list, field_manager: str) -> dict[st
             pending.setdefault(kind, {})[name] = "not in the cluster"
             continue
         compared = {key: value for key, value in manifest.items() if key not in _IDENTITY_FIELDS}
-        difference = _first_difference(compared, live, ())
+        difference = _first_difference(compared, live, (), frozenset(unkept or ()))
         if difference is not None:
             pending.setdefault(kind, {})[name] = f"{_dotted(difference)} differs"
+            continue
+        if last_applied:
+            if _last_applied(live) != manifest:
+                pending.setdefault(kind, {})[name] = "the last applied configuration differs"
             continue
         declared_paths = _declared_paths(compared)
         for entry in m.as_list(m.as_dict(live.get("metadata")).get("managedFields")):
