@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark of the compute play: 4 and 32 lab hosts, first run and no-op re-run, in one run.
 
-    benchmarks/compute.py [--sizes 4 32] [--strategies aipod_mitogen_linear linear] [--json FILE]
+    benchmarks/compute.py [--sizes 4 32] [--strategies ontap_ai.pod.aipod_mitogen_linear linear] [--json FILE]
 
 For each size the script writes an N-DGX lab inventory (scripts/scale_site.py), and for each
 strategy it starts fresh DGX stand-ins through the lab (lab/lab stop|start hosts), clears the fact
@@ -65,7 +65,7 @@ def calibrate(size: int, strategy: str, inventory: Path, logs: Path) -> float:
     try:
         started = time.monotonic()
         result = subprocess.run([str(VENV_BIN / "ansible-playbook"), "-i", str(inventory), str(path), "-e", f"compute_strategy={strategy}"],
-                                cwd=ROOT, env=environment(ANSIBLE_STRATEGY_PLUGINS=str(ROOT / "playbooks" / "strategy_plugins")),
+                                cwd=ROOT, env=environment(),
                                 capture_output=True, text=True)
         elapsed = time.monotonic() - started
     finally:
@@ -98,7 +98,7 @@ def measure(size: int, strategy: str, inventory: Path, logs: Path) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[4, 32])
-    parser.add_argument("--strategies", nargs="+", default=["aipod_mitogen_linear", "linear"])
+    parser.add_argument("--strategies", nargs="+", default=["ontap_ai.pod.aipod_mitogen_linear", "linear"])
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
     require_venv()

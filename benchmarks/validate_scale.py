@@ -18,9 +18,9 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [os.path.join(ROOT, "plugins", "module_utils"), os.path.join(ROOT, "scripts")]
+sys.path[:0] = [ROOT, os.path.join(ROOT, "scripts")]
 
-from aipod_site import validate_site  # noqa: E402
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import validate_site  # noqa: E402
 from ansible.parsing.vault import VaultLib, VaultSecret  # noqa: E402
 from scale_site import scale  # noqa: E402
 

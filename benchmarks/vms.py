@@ -35,10 +35,10 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [os.path.join(ROOT, "plugins", "module_utils"), os.path.join(ROOT, "lab", "vms")]
+sys.path[:0] = [ROOT, os.path.join(ROOT, "lab", "vms")]
 
-from aipod_site import model as site_model  # noqa: E402
-from aipod_site.inventory import load_site  # noqa: E402
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as site_model  # noqa: E402
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site  # noqa: E402
 
 INVENTORY = os.path.join(ROOT, "inventories", "lab-vm")
 SCENARIO_INVENTORY = os.path.join(ROOT, "molecule", "vm", "inventory")
@@ -146,13 +146,13 @@ def main() -> int:
     results["accelerator"] = lab_state()["accelerator"]
     # The scenario on the VMs just restored (its create step finds them running), with the compute
     # play's strategy (Mitogen), then again from the snapshots with Ansible's linear strategy.
-    for strategy in ("aipod_mitogen_linear", "linear"):
+    for strategy in ("ontap_ai.pod.aipod_mitogen_linear", "linear"):
         extra = ("-e", f"compute_strategy={strategy}")
-        if strategy != "aipod_mitogen_linear":
+        if strategy != "ontap_ai.pod.aipod_mitogen_linear":
             molecule("destroy")
         results[f"converge_{strategy}"] = molecule("converge", ansible_args=extra)
         results[f"idempotence_{strategy}"] = molecule("idempotence", ansible_args=extra)
-        if strategy == "aipod_mitogen_linear":
+        if strategy == "ontap_ai.pod.aipod_mitogen_linear":
             results["nfs"] = nfs_throughput(model, args.repeat, args.megabytes)
     molecule("destroy")  # lab/lab stop vms: the next start restores the snapshot
     if args.full_scenario:
@@ -175,7 +175,7 @@ def main() -> int:
               f"({results['cold_start_s'] / results['snapshot_start_s']:.0f}x)")
     else:
         print(f"lab/lab start vms from snapshots: {results['snapshot_start_s']:.1f} s")
-    for strategy in ("aipod_mitogen_linear", "linear"):
+    for strategy in ("ontap_ai.pod.aipod_mitogen_linear", "linear"):
         for step in ("converge", "idempotence"):
             run = results[f"{step}_{strategy}"]
             print(f"molecule {step} -s vm, strategy {strategy}: {run['wall_s']:.1f} s (playbook {run['playbook_s']} s; "

@@ -4,13 +4,8 @@ from __future__ import annotations
 import os
 import pathlib
 
-import ansible.module_utils
 import pytest
 from project_paths import LAB_VAULT_PASSWORD, REPO, SAMPLE_VAULT_PASSWORD, make_decryptor
-
-# Modules import the project's module_utils as ansible.module_utils.<package>, which ansible.cfg's
-# module_utils path provides when Ansible runs them; the unit tests import the modules directly.
-ansible.module_utils.__path__.append(str(REPO / "plugins" / "module_utils"))
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""Where the repository, its two inventories and their vault passwords are.
+"""Where the repository, its collection, its two inventories and their vault passwords are.
 
 A plain module (not conftest.py) so that test modules can import it by name:
 pytest loads every directory's conftest.py as a module called ``conftest``,
@@ -11,6 +11,8 @@ import pathlib
 from ansible.parsing.vault import VaultLib, VaultSecret
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
+# The collection ontap_ai.pod: roles, plugins, playbooks and the site model's schemas.
+COLLECTION = REPO / "ansible_collections" / "ontap_ai" / "pod"
 SAMPLE = REPO / "inventories" / "sample"
 LAB = REPO / "inventories" / "lab"
 # The sample's vault password is a documented sample value; the lab's is in the repository.

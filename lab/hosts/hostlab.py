@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(os.environ.get("AIPOD_ROOT") or Path(__file__).resolve().parents[2])
-sys.path.insert(0, str(ROOT / "plugins" / "module_utils"))
+sys.path.insert(0, str(ROOT))  # the collection ontap_ai.pod, as ansible_collections.ontap_ai.pod
 
-from aipod_site import model as site_model  # noqa: E402  (path set just above)
-from aipod_site.inventory import load_site  # noqa: E402
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as site_model  # noqa: E402  (path set just above)
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site  # noqa: E402
 
 LAB_DIR = Path(os.environ.get("AIPOD_LAB_DIR") or ROOT / ".lab")
 STATE = LAB_DIR / "hosts"

@@ -45,7 +45,7 @@ def test_validate_playbook_passes_on_the_sample(tmp_path, sample_vault_args):
 
 
 def test_filters_see_the_model_through_hostvars(tmp_path, sample_vault_args):
-    expression = ("{{ hostvars | aipod_model(groups) | aipod_mount_plan('dgx02') | map(attribute='src') | list "
+    expression = ("{{ hostvars | ontap_ai.pod.aipod_model(groups) | ontap_ai.pod.aipod_mount_plan('dgx02') | map(attribute='src') | list "
                   "| to_json }}")
     result = run(["ansible", "-i", str(SAMPLE), *sample_vault_args, "localhost", "-m", "ansible.builtin.debug",
                   "-a", f"msg={expression}"], tmp_path)

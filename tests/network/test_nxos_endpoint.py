@@ -16,9 +16,9 @@ import time
 import paramiko
 import pytest
 import yaml
-from aipod_network import nxos
-from aipod_site import model as m
-from aipod_site.inventory import load_site
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_network import nxos
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site
 
 from project_paths import LAB, LAB_VAULT_PASSWORD, REPO, make_decryptor
 
@@ -188,15 +188,14 @@ VERIFY_PLAYBOOK = """
   tasks:
     - name: Compare the switch with the model (switch_nxos, entry point verify)
       ansible.builtin.include_role:
-        name: switch_nxos
+        name: ontap_ai.pod.switch_nxos
         tasks_from: verify
 """
 
 
 def run_verify(tmp_path: pathlib.Path) -> subprocess.CompletedProcess:
     (tmp_path / "verify.yml").write_text(VERIFY_PLAYBOOK.format(switch=SWITCH))
-    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), PATH=f"{REPO / '.venv/bin'}:{os.environ['PATH']}",
-               ANSIBLE_ROLES_PATH=str(REPO / "roles"))
+    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), PATH=f"{REPO / '.venv/bin'}:{os.environ['PATH']}")
     return subprocess.run([str(REPO / ".venv/bin/ansible-playbook"), "-i", str(LAB), str(tmp_path / "verify.yml")],
                           cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
 

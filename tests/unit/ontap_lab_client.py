@@ -10,9 +10,8 @@ import urllib.parse
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 sys.path.insert(0, str(REPO / "lab" / "ontap"))
-sys.path.insert(0, str(REPO / "plugins" / "module_utils"))
 
-from aipod_site.inventory import load_site  # noqa: E402
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site  # noqa: E402
 from ontap_lab.api import Api  # noqa: E402
 from ontap_lab.seed import seed_state, set_admin_password  # noqa: E402
 from ontap_lab.state import Store  # noqa: E402

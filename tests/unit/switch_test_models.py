@@ -4,7 +4,7 @@ from __future__ import annotations
 import copy
 import re
 
-from aipod_site.inventory import load_site
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site
 
 from project_paths import SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 

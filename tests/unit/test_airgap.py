@@ -21,8 +21,8 @@ import sys
 import pytest
 import yaml
 
-from aipod_site import airgap
-from project_paths import REPO, SAMPLE, SAMPLE_VAULT_PASSWORD
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import airgap
+from project_paths import COLLECTION, REPO, SAMPLE, SAMPLE_VAULT_PASSWORD
 
 BIN = pathlib.Path(sys.executable).parent
 LITERAL = re.compile(r"\b(?:https?|oci)://[^\s\"'`)]+|\b(?:docker\.io|registry\.k8s\.io|k8s\.gcr\.io|gcr\.io|quay\.io|ghcr\.io|nvcr\.io)/[^\s\"'`)]*")
@@ -52,11 +52,11 @@ def test_literal_scan_finds_urls_and_registries():
 
 def test_no_hard_coded_url_or_registry_in_tasks_templates_files_or_playbooks():
     paths = [path for pattern in ("roles/*/tasks/*", "roles/*/handlers/*", "roles/*/templates/*", "roles/*/files/*",
-                                  "roles/*/vars/*", "playbooks/*.yml") for path in REPO.glob(pattern) if path.is_file()]
+                                  "roles/*/vars/*", "playbooks/**/*.yml") for path in COLLECTION.glob(pattern) if path.is_file()]
     assert any("snapshot-crds.yml" in str(path) for path in paths)
     offending = []
     for path in paths:
-        name = str(path.relative_to(REPO))
+        name = str(path.relative_to(COLLECTION))
         for number, line, literal in literals(path.read_text()):
             if not any(name == allowed_file and marker in line for allowed_file, marker in ALLOWED):
                 offending.append(f"{name}:{number}: {literal}")
@@ -65,20 +65,20 @@ def test_no_hard_coded_url_or_registry_in_tasks_templates_files_or_playbooks():
 
 def test_defaults_name_upstream_locations_only_in_mirror_variables():
     offending, seen = [], set()
-    for path in REPO.glob("roles/*/defaults/main.yml"):
+    for path in COLLECTION.glob("roles/*/defaults/main.yml"):
         defaults = yaml.safe_load(path.read_text()) or {}
         for variable, value in defaults.items():
             if literals(yaml.safe_dump({variable: value}, width=10_000)):
                 seen.add(variable)
                 if variable not in MIRROR_VARIABLES:
-                    offending.append(f"{path.relative_to(REPO)}: {variable}")
+                    offending.append(f"{path.relative_to(COLLECTION)}: {variable}")
     assert not offending, f"upstream locations in defaults of variables not known as mirror knobs: {offending}"
     assert seen == MIRROR_VARIABLES
 
 
 def test_every_default_is_documented_in_argument_specs_with_its_value():
     problems = []
-    for role in sorted(path for path in (REPO / "roles").iterdir() if path.is_dir()):
+    for role in sorted(path for path in (COLLECTION / "roles").iterdir() if path.is_dir()):
         specs_file = role / "meta" / "argument_specs.yml"
         if not specs_file.is_file():
             problems.append(f"{role.name}: no meta/argument_specs.yml")
@@ -163,7 +163,7 @@ def by(artifacts: list[dict], kind: str) -> dict[str, dict]:
 def test_sample_lists_the_pinned_deepops_and_kubespray(sample_run):
     artifacts, _ = sample_run
     deepops = yaml.safe_load((SAMPLE / "group_vars" / "all" / "kubernetes.yml").read_text())["kubernetes"]["deepops"]
-    releases = yaml.safe_load((REPO / "roles" / "deepops_cluster" / "defaults" / "main.yml").read_text())["deepops_cluster_releases"]
+    releases = yaml.safe_load((COLLECTION / "roles" / "deepops_cluster" / "defaults" / "main.yml").read_text())["deepops_cluster_releases"]
     tarballs = by(artifacts, "release tarball")
     assert tarballs["DeepOps"]["version"] == deepops["version"] and tarballs["DeepOps"]["source"] == deepops["release_url"]
     kubespray = releases[deepops["version"]]["kubespray"]
@@ -249,8 +249,8 @@ def test_kubespray_offline_settings_reach_deepops_group_vars(tmp_path):
 
 
 def test_ansible_doc_renders_the_airgap_filters():
-    names = ["aipod_deepops_artifacts", "aipod_trident_artifacts", "aipod_toolchain_artifacts", "aipod_artifacts_table",
-             "aipod_artifacts_markdown"]
+    names = [f"ontap_ai.pod.{name}" for name in ("aipod_deepops_artifacts", "aipod_trident_artifacts", "aipod_toolchain_artifacts",
+                                                 "aipod_artifacts_table", "aipod_artifacts_markdown")]
     result = subprocess.run([str(BIN / "ansible-doc"), "-t", "filter", "--json", *names], cwd=REPO, capture_output=True, text=True,
                             env=dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg")), check=False)
     assert result.returncode == 0 and "WARNING" not in result.stderr, result.stderr

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from aipod_compute import files
-from filter.aipod_compute import FilterModule
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import files
+from ansible_collections.ontap_ai.pod.plugins.filter.aipod_compute import FilterModule
 
 FILTERS = FilterModule().filters()
 MANAGED = "Ansible managed"

@@ -8,7 +8,7 @@ import stat
 import pytest
 from ansible.module_utils.testing import patch_module_args
 
-from modules import config_files
+from ansible_collections.ontap_ai.pod.plugins.modules import config_files
 
 
 def run(capsys, args: dict, check: bool = False) -> dict:

@@ -11,8 +11,8 @@ import pwd
 import pytest
 from ansible.module_utils.testing import patch_module_args
 
-from aipod_compute import drift, files
-from modules import dgx_host_facts as facts
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import drift, files
+from ansible_collections.ontap_ai.pod.plugins.modules import dgx_host_facts as facts
 
 MLX_RINGS = """Ring parameters for enp225s0f0:
 Pre-set maximums:

@@ -1,12 +1,11 @@
 """Every dgx_* role: meta/argument_specs.yml covers defaults/main.yml exactly, with the same values."""
 from __future__ import annotations
 
-import pathlib
-
 import pytest
 import yaml
+from project_paths import COLLECTION
 
-ROLES = sorted((pathlib.Path(__file__).resolve().parents[2] / "roles").glob("dgx_*"))
+ROLES = sorted((COLLECTION / "roles").glob("dgx_*"))
 
 
 def test_there_are_dgx_roles():

@@ -11,7 +11,7 @@ import json
 import copy
 
 import pytest
-from aipod_site import kubernetes as k
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import kubernetes as k
 
 CLASS = {
     "apiVersion": "storage.k8s.io/v1",

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 from ansible.errors import AnsibleFilterError
-from filter import aipod_kubernetes as f
+from ansible_collections.ontap_ai.pod.plugins.filter import aipod_kubernetes as f
 
 
 def test_every_filter_is_registered():

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from modules import nfs_mount_probe as probe
+from ansible_collections.ontap_ai.pod.plugins.modules import nfs_mount_probe as probe
 
 MOUNT = {"path": "/mnt/data", "src": "172.31.249.102:/data",
          "options": ["vers=4.1", "proto=tcp", "nconnect=16", "rsize=262144", "wsize=262144", "hard"],

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 from ansible.errors import AnsibleFilterError
-from filter.aipod_ontap import FilterModule
+from ansible_collections.ontap_ai.pod.plugins.filter.aipod_ontap import FilterModule
 from ontap_lab_client import LAB_MODEL
 
 FILTERS = FilterModule().filters()

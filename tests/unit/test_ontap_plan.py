@@ -10,7 +10,7 @@ import copy
 import json
 
 import pytest
-from aipod_ontap import plan as ontap_plan
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_ontap import plan as ontap_plan
 from ontap_lab_client import ADMIN_PASSWORD, LAB_MODEL, REPO, Client, fresh_api
 from ontap_lab.api import Api
 from ontap_lab.seed import set_admin_password

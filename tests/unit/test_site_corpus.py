@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from aipod_site import validate_site
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import validate_site
 from corpus import build_case, cases, lab_secret_values, load_case
 
 CASES = cases()

@@ -5,8 +5,8 @@ import collections
 
 import pytest
 
-from aipod_site import model as m
-from aipod_site.inventory import load_site
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site
 from project_paths import LAB, SAMPLE
 
 

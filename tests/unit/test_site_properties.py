@@ -10,8 +10,8 @@ import shutil
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aipod_site.inventory import GLOBAL_KEYS, HOST_KEYS, load_site
-from aipod_site.validate import check_model, validate_site
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import GLOBAL_KEYS, HOST_KEYS, load_site
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.validate import check_model, validate_site
 from project_paths import SAMPLE, make_decryptor, SAMPLE_VAULT_PASSWORD
 
 SITE = load_site(str(SAMPLE), decrypt=make_decryptor(SAMPLE_VAULT_PASSWORD))

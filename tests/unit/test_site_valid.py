@@ -7,9 +7,9 @@ import pathlib
 import pytest
 from jsonschema import Draft202012Validator
 
-from aipod_site import validate_site
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import validate_site
 from corpus import apply_edit, build_case
-from project_paths import LAB, REPO, SAMPLE
+from project_paths import COLLECTION, LAB, REPO, SAMPLE
 
 
 def errors_of(report):
@@ -32,7 +32,7 @@ def test_lab_inventory_is_valid(decrypt):
 
 @pytest.mark.parametrize("schema", ["site.schema.json", "host.schema.json"])
 def test_schemas_are_valid_json_schema(schema):
-    Draft202012Validator.check_schema(json.loads((REPO / "schemas" / schema).read_text()))
+    Draft202012Validator.check_schema(json.loads((COLLECTION / "schemas" / schema).read_text()))
 
 
 @pytest.mark.parametrize("inventory", [SAMPLE, LAB], ids=["sample", "lab"])

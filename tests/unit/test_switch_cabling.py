@@ -5,8 +5,8 @@ import csv
 import io
 
 import pytest
-from aipod_network import cabling
-from aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_network import cabling
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as m
 
 from switch_test_models import sample_model
 

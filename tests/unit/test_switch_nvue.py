@@ -4,8 +4,8 @@ from __future__ import annotations
 import shlex
 
 import pytest
-from aipod_network import nvue
-from aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_network import nvue
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as m
 
 from switch_test_models import cumulus_model
 

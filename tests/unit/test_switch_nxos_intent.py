@@ -4,8 +4,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-from aipod_network import nxos
-from aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_network import nxos
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as m
 
 from switch_test_models import sample_model
 

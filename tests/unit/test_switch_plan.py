@@ -1,7 +1,7 @@
 """The switch plan's platform names, port-channel members, far-end member mapping and cabling plan."""
 from __future__ import annotations
 
-from aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as m
 
 from switch_test_models import cumulus_model, sample_model
 

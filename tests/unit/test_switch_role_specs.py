@@ -4,15 +4,15 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from project_paths import REPO
+from project_paths import COLLECTION, REPO
 
 TYPES = {"int": int, "bool": bool, "str": str}
 
 
 @pytest.mark.parametrize("role", ["switch_nxos", "switch_cumulus"])
 def test_argument_specs_match_the_defaults(role):
-    defaults = yaml.safe_load((REPO / "roles" / role / "defaults" / "main.yml").read_text())
-    specs = yaml.safe_load((REPO / "roles" / role / "meta" / "argument_specs.yml").read_text())["argument_specs"]
+    defaults = yaml.safe_load((COLLECTION / "roles" / role / "defaults" / "main.yml").read_text())
+    specs = yaml.safe_load((COLLECTION / "roles" / role / "meta" / "argument_specs.yml").read_text())["argument_specs"]
     documented = {}
     for entry in specs.values():
         for name, option in entry["options"].items():

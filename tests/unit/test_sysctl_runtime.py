@@ -1,7 +1,7 @@
 """sysctl_runtime: what changes, and what cannot be applied here and why."""
 from __future__ import annotations
 
-from modules import sysctl_runtime
+from ansible_collections.ontap_ai.pod.plugins.modules import sysctl_runtime
 
 RUNNING = {"net.core.rmem_max": "212992\n", "net.ipv4.tcp_rmem": "4096\t131072\t6291456\n", "net.core.somaxconn": "4096\n"}
 

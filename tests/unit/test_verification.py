@@ -5,9 +5,9 @@ import sys
 import time
 
 import pytest
-from aipod_compute import gpus
-from aipod_site import verification
-from modules import dgx_host_facts, dgx_verify
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import gpus
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import verification
+from ansible_collections.ontap_ai.pod.plugins.modules import dgx_host_facts, dgx_verify
 from project_paths import REPO
 
 sys.path.insert(0, str(REPO / "lab" / "ontap"))

@@ -21,7 +21,7 @@ from project_paths import REPO
 
 sys.path.insert(0, str(REPO / "lab" / "vms"))
 
-from aipod_site.inventory import load_site  # noqa: E402
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site  # noqa: E402
 
 VM_INVENTORY = REPO / "inventories" / "lab-vm"
 LAB_DIR = os.environ.get("AIPOD_LAB_DIR", str(REPO / ".lab"))

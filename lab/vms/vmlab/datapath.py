@@ -23,7 +23,7 @@ import re
 from typing import Any, Iterable
 
 import yaml
-from aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as m
 
 BRIDGE = "br-storage"
 # Linux nfsd threads: ONTAP has no such knob; 32 serve 16 nconnect connections per client well.

@@ -21,12 +21,12 @@ import pytest
 import testinfra
 import yaml
 
-from project_paths import REPO
+from project_paths import COLLECTION, REPO
 
 sys.path.insert(0, str(REPO / "lab" / "vms"))
 
-from aipod_site import model as site_model  # noqa: E402
-from aipod_site.inventory import load_site  # noqa: E402
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as site_model  # noqa: E402
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site  # noqa: E402
 from vmlab import datapath  # noqa: E402
 
 SCENARIO = pathlib.Path(__file__).resolve().parents[1]
@@ -35,7 +35,7 @@ SSH_CONFIG = str(LAB_DIR / "ssh_config")
 DGX, REFUSED, STORAGE = "dgx01", "stranger01", "storage"
 # What aipod_mount_plan gives dgx01 (position 0 of the DGX hosts): the storage-a LIF of each node.
 EXPECTED_MOUNTS = {"/mnt/data": ("172.31.241.101:/data", "4.1"), "/mnt/home": ("172.31.241.102:/home_vol", "3")}
-ROLE_DEFAULTS = yaml.safe_load((REPO / "roles" / "dgx_node" / "defaults" / "main.yml").read_text())
+ROLE_DEFAULTS = yaml.safe_load((COLLECTION / "roles" / "dgx_node" / "defaults" / "main.yml").read_text())
 REBOOT_TIMEOUT = 900  # seconds; a reboot under TCG on a busy 2-core machine takes minutes
 
 

@@ -1,0 +1,56 @@
+# -*- coding: utf-8 -*-
+"""Action plugin: validate the site model on the control node before anything is touched."""
+from __future__ import annotations
+
+import os
+
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.validate import COLLECTION_ROOT, validate_site
+from ansible.errors import AnsibleError
+from ansible.module_utils.common.text.converters import to_text
+from ansible.plugins.action import ActionBase
+
+DOCUMENTATION = "see plugins/modules/validate_site.py"
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _VALID_ARGS = frozenset(("inventory", "check_files", "fail_on_warnings", "roles_dir"))
+
+    def run(self, tmp=None, task_vars=None):
+        task_vars = task_vars or {}
+        result = super().run(tmp, task_vars)
+        args = self._task.args
+        inventory = args.get("inventory") or self._default_inventory(task_vars)
+        report = validate_site(
+            inventory,
+            decrypt=self._decrypt,
+            roles_dir=args.get("roles_dir") or os.path.join(COLLECTION_ROOT, "roles"),
+            check_files=bool(args.get("check_files", True)),
+        )
+        data = report.as_dict()
+        # Ansible prints a result's `warnings` as [WARNING] lines; the structured form is site_warnings.
+        data["site_warnings"] = data.pop("warnings")
+        result.update(data)
+        result["warnings"] = [str(finding) for finding in report.warnings]
+        result["changed"] = False
+        result["inventory"] = inventory
+        fail = not report.ok or (bool(args.get("fail_on_warnings", False)) and report.warnings)
+        result["failed"] = bool(fail)
+        result["msg"] = report.text()
+        return result
+
+    @staticmethod
+    def _default_inventory(task_vars):
+        sources = task_vars.get("ansible_inventory_sources") or []
+        if not sources:
+            raise AnsibleError("validate_site: no inventory given and none in use")
+        return to_text(sources[0])
+
+    def _decrypt(self, text, path):
+        """Decrypt a vault file through Ansible's loader, with the vault ids of this run."""
+        real = self._loader.get_real_file(path, decrypt=True)
+        try:
+            with open(real, encoding="utf-8") as handle:
+                return handle.read()
+        finally:
+            self._loader.cleanup_tmp_file(real)

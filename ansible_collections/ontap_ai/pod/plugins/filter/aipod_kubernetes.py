@@ -1,0 +1,118 @@
+# -*- coding: utf-8 -*-
+"""Filters that hand the Kubernetes and Trident roles values derived from the site model.
+
+Docs: aipod_trident_plan.yml, aipod_deepops_plan.yml, aipod_kubeconfig_source.yml,
+aipod_kube_node_cidrs.yml, aipod_storage_class_changes.yml, aipod_snapshot_api_state.yml,
+aipod_k8s_apply_pending.yml, aipod_trident_secrets.yml and
+the verification judges (aipod_judge_*.yml, aipod_schedulable_nodes.yml,
+aipod_verification_result.yml) beside this file. The derivations live in
+plugins/module_utils/aipod_site/kubernetes.py, which the site validator uses too.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import kubernetes as site_kubernetes
+from ansible.errors import AnsibleFilterError
+
+
+def _require_model(model: Any, name: str) -> dict:
+    if not isinstance(model, Mapping) or "hosts" not in model:
+        raise AnsibleFilterError(f"{name}: expected the site model (hostvars | ontap_ai.pod.aipod_model(groups)), got {type(model).__name__}")
+    return dict(model)
+
+
+def aipod_trident_plan(model: Mapping) -> dict[str, Any]:
+    checked = _require_model(model, "aipod_trident_plan")
+    if not isinstance(checked.get("trident"), Mapping):
+        raise AnsibleFilterError("aipod_trident_plan: the site model has no 'trident' section")
+    return site_kubernetes.trident_plan(checked)
+
+
+def aipod_deepops_plan(model: Mapping) -> dict[str, Any]:
+    checked = _require_model(model, "aipod_deepops_plan")
+    if site_kubernetes.kubeconfig_source(checked)["mode"] != "deepops":
+        raise AnsibleFilterError("aipod_deepops_plan: kubernetes.deployment is not 'deepops' in the site model")
+    return site_kubernetes.deepops_plan(checked)
+
+
+def aipod_kubeconfig_source(model: Mapping) -> dict[str, Any]:
+    return site_kubernetes.kubeconfig_source(_require_model(model, "aipod_kubeconfig_source"))
+
+
+def aipod_kube_node_cidrs(model: Mapping) -> list[str]:
+    return site_kubernetes.kube_node_cidrs(_require_model(model, "aipod_kube_node_cidrs"))
+
+
+def aipod_storage_class_changes(existing: Any, planned: Any) -> dict[str, list]:
+    if not isinstance(existing, list) or not isinstance(planned, list):
+        raise AnsibleFilterError("aipod_storage_class_changes: expects the cluster's StorageClasses (a list) and the planned ones (a list)")
+    return site_kubernetes.storage_class_changes(existing, planned)
+
+
+def aipod_k8s_apply_pending(existing: Any, declared: Any, field_manager: str = "",
+                            last_applied: bool = False, unkept: Any = None) -> dict[str, dict[str, str]]:
+    if not isinstance(existing, list) or not isinstance(declared, list):
+        raise AnsibleFilterError("aipod_k8s_apply_pending: expects the cluster's objects (a list) and the declared manifests (a list)")
+    if not field_manager and not last_applied:
+        raise AnsibleFilterError("aipod_k8s_apply_pending: the field manager is empty (a server-side apply needs one)")
+    if unkept is not None and not isinstance(unkept, list):
+        raise AnsibleFilterError("aipod_k8s_apply_pending: unkept is a list of field names")
+    return site_kubernetes.apply_pending(existing, declared, str(field_manager), bool(last_applied),
+                                         [str(name) for name in unkept or []])
+
+
+def aipod_trident_secrets(secrets: Any, namespace: str, values: Any) -> list[dict[str, Any]]:
+    if not isinstance(secrets, list) or not isinstance(values, list):
+        raise AnsibleFilterError("aipod_trident_secrets: expects the plan's secrets (a list) and their vault values (a list)")
+    try:
+        return site_kubernetes.secret_manifests(secrets, str(namespace), values)
+    except ValueError as error:
+        raise AnsibleFilterError(f"aipod_trident_secrets: {error}") from None
+
+
+def aipod_snapshot_api_state(crds: Any) -> dict[str, Any]:
+    if not isinstance(crds, list):
+        raise AnsibleFilterError(f"aipod_snapshot_api_state: expects a list of CustomResourceDefinitions, got {type(crds).__name__}")
+    return site_kubernetes.snapshot_api_state(crds)
+
+
+def aipod_judge_nodes(nodes: Any, model: Mapping) -> list[dict]:
+    return site_kubernetes.judge_nodes(_require_model(model, "aipod_judge_nodes"), list(nodes or []))
+
+
+def aipod_judge_backends(configs: Any, plan: Mapping, backends: Any, controller_running: bool) -> list[dict]:
+    return site_kubernetes.judge_backends(dict(plan), list(configs or []), list(backends or []), bool(controller_running))
+
+
+def aipod_judge_classes(classes: Any, plan: Mapping, snapshot_classes: Any) -> list[dict]:
+    return site_kubernetes.judge_classes(dict(plan), list(classes or []), list(snapshot_classes or []))
+
+
+def aipod_schedulable_nodes(nodes: Any) -> list[str]:
+    return site_kubernetes.schedulable_nodes(list(nodes or []))
+
+
+def aipod_verification_result(checks: Any) -> dict[str, Any]:
+    return site_kubernetes.verification_result(list(checks or []))
+
+
+class FilterModule:
+    """Kubernetes and Trident filters of the site model."""
+
+    def filters(self):
+        return {
+            "aipod_trident_plan": aipod_trident_plan,
+            "aipod_deepops_plan": aipod_deepops_plan,
+            "aipod_kubeconfig_source": aipod_kubeconfig_source,
+            "aipod_kube_node_cidrs": aipod_kube_node_cidrs,
+            "aipod_storage_class_changes": aipod_storage_class_changes,
+            "aipod_snapshot_api_state": aipod_snapshot_api_state,
+            "aipod_k8s_apply_pending": aipod_k8s_apply_pending,
+            "aipod_trident_secrets": aipod_trident_secrets,
+            "aipod_judge_nodes": aipod_judge_nodes,
+            "aipod_judge_backends": aipod_judge_backends,
+            "aipod_judge_classes": aipod_judge_classes,
+            "aipod_schedulable_nodes": aipod_schedulable_nodes,
+            "aipod_verification_result": aipod_verification_result,
+        }

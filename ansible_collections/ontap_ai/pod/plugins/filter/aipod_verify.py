@@ -1,0 +1,46 @@
+# -*- coding: utf-8 -*-
+"""Filters of the whole-pod verification (playbooks/verify.yml).
+
+Docs: aipod_plan_checks.yml, aipod_pod_verification.yml and
+aipod_verification_summary.yml beside this file; the logic is plugins/module_utils/aipod_site/verification.py.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import verification
+from ansible.errors import AnsibleFilterError
+
+
+def aipod_plan_checks(plans: Any, source: str | None = None) -> list[dict]:
+    if not isinstance(plans, Mapping):
+        raise AnsibleFilterError(f"aipod_plan_checks: expected a dict of area -> aipod_ontap_plan, got {type(plans).__name__}")
+    return verification.plan_checks(plans, source or None)
+
+
+def aipod_pod_verification(hostvars: Any, layers: Any) -> dict:
+    if not isinstance(layers, Mapping):
+        raise AnsibleFilterError("aipod_pod_verification: expected {layer: {hosts: [...], var: name}}")
+    gathered: dict[str, dict[str, Any]] = {}
+    for layer, spec in layers.items():
+        gathered[layer] = {}
+        for host in spec.get("hosts") or []:
+            gathered[layer][host] = verification.checks_of(hostvars[host].get(spec["var"]) if host in hostvars else None)
+    return verification.pod_result(gathered)
+
+
+def aipod_verification_summary(result: Any, limit: int = 40) -> list[str]:
+    if not isinstance(result, Mapping) or "exit_code" not in result:
+        raise AnsibleFilterError("aipod_verification_summary: expected the result of aipod_pod_verification")
+    return verification.summary_lines(result, int(limit))
+
+
+class FilterModule:
+    """Whole-pod verification filters."""
+
+    def filters(self):
+        return {
+            "aipod_plan_checks": aipod_plan_checks,
+            "aipod_pod_verification": aipod_pod_verification,
+            "aipod_verification_summary": aipod_verification_summary,
+        }

@@ -1,0 +1,517 @@
+"""What the storage roles must change on a cluster: the site model against what ONTAP reports.
+
+Each ``plan_<area>`` function takes the site model, the records one ``na_ontap_rest_info`` call
+returned (its ``ontap_info``, keyed by API path) and the role's settings, and returns the
+objects that differ from the model, each as::
+
+    {"key": "lab-data:data", "action": "create" | "modify" | "delete",
+     "want": {...the settings the module task passes...},
+     "changes": {"field": {"before": <on the cluster>, "after": <from the model>}}}
+
+plus ``errors``: conditions the bundle refuses to act on (a same-named volume of another style,
+a FlexGroup that would shrink, an interface group ONTAP named differently), each a sentence.
+
+Objects already as the model says are left out, so a re-run of an unchanged site invokes no
+module at all (one read per role instead of one module per object); the modules stay the only
+writers and re-check every object they are given. Desired values come from the model
+derivations (``aipod_site.model``); nothing here re-derives an address, VLAN or MTU.
+"""
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+from ..aipod_site import model as m
+
+ALL_PROTOCOLS = ("nfs", "cifs", "iscsi", "fcp", "nvme", "s3")
+
+
+# ---------------------------------------------------------------------------- helpers
+def records(info: Any, api: str) -> list[dict]:
+    """The records of one subset of an ``na_ontap_rest_info`` answer (empty when absent)."""
+    subset = m.as_dict(m.as_dict(info).get(api))
+    return [record for record in m.as_list(subset.get("records")) if isinstance(record, dict)]
+
+
+def dig(record: Any, path: str) -> Any:
+    for part in path.split("."):
+        if not isinstance(record, dict):
+            return None
+        record = record.get(part)
+    return record
+
+
+def _item(key: str, action: str, want: dict, changes: dict | None = None, **extra: Any) -> dict:
+    item = {"key": key, "action": action, "want": want, "changes": changes or {}}
+    item.update(extra)
+    return item
+
+
+def _changes(before: dict, after: dict) -> dict:
+    """Fields whose wanted value (not None) differs from the current one."""
+    return {field: {"before": before.get(field), "after": value}
+            for field, value in after.items() if value is not None and before.get(field) != value}
+
+
+def _sorted(values: Any) -> list | None:
+    return sorted(values) if isinstance(values, list) else None
+
+
+def _prefix(netmask: Any) -> int | None:
+    text = str(netmask) if netmask is not None else ""
+    if text.isdigit():
+        return int(text)
+    try:
+        return ipaddress.IPv4Network(f"0.0.0.0/{text}").prefixlen
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------------------- cluster network
+def plan_network(model: dict, info: Any, options: dict | None = None) -> dict:
+    """IPspaces, interface groups, VLAN ports and broadcast domains."""
+    options = options or {}
+    ontap = m.as_dict(model.get("ontap"))
+    ports = records(info, "network/ethernet/ports")
+    domains = records(info, "network/ethernet/broadcast-domains")
+    ipspaces = {record.get("name") for record in records(info, "network/ipspaces")}
+    plan: dict[str, list] = {"ipspaces": [], "interface_groups": [], "vlans": [], "broadcast_domains": [], "errors": []}
+
+    for name in m.as_list(ontap.get("ipspaces")):
+        if isinstance(name, str) and name not in ipspaces:
+            plan["ipspaces"].append(_item(name, "create", {"name": name}, {"name": {"before": None, "after": name}}))
+
+    lags = [port for port in ports if port.get("type") == "lag"]
+    for group in m.as_list(ontap.get("interface_groups")):
+        group = m.as_dict(group)
+        node, name = m.as_str(group.get("node")), m.as_str(group.get("name"))
+        members = sorted(p for p in m.as_list(group.get("ports")) if isinstance(p, str))
+        if not node or not name:
+            continue
+        want = {"node": node, "name": name, "ports": members,
+                "mode": group.get("mode") or options.get("ifgrp_mode", "multimode_lacp"),
+                "distribution": group.get("distribution") or options.get("ifgrp_distribution", "port")}
+        key = f"{node}:{name}"
+        current = next((lag for lag in lags if dig(lag, "node.name") == node and lag.get("name") == name), None)
+        # na_ontap_net_ifgrp finds a LAG by its ports, ONTAP names new ones: ports of the model's
+        # group sitting in a group of another name must stop the run, not be moved silently.
+        clash = next((lag for lag in lags if dig(lag, "node.name") == node and lag is not current
+                      and set(p.get("name") for p in m.as_list(dig(lag, "lag.member_ports"))) & set(members)), None)
+        if clash is not None:
+            plan["errors"].append(f"interface group {key}: ports {', '.join(members)} already form interface group "
+                                  f"{clash.get('name')} on {node}; ONTAP names interface groups itself, and the VLANs "
+                                  f"of the model sit on {name}. Rename {name} to {clash.get('name')} in the model or "
+                                  "re-create the interface group by hand.")
+            continue
+        if current is None:
+            plan["interface_groups"].append(_item(key, "create", want, {"ports": {"before": None, "after": members}}))
+            continue
+        have = {"ports": sorted(p.get("name") for p in m.as_list(dig(current, "lag.member_ports"))),
+                "mode": dig(current, "lag.mode"), "distribution": dig(current, "lag.distribution_policy")}
+        if not set(have["ports"]) & set(members):
+            plan["errors"].append(f"interface group {key} has ports {', '.join(have['ports'])} on the cluster and "
+                                  f"{', '.join(members)} in the model, none in common; na_ontap_net_ifgrp finds a group by its "
+                                  "ports and would create another one: move the ports by hand or change the model.")
+            continue
+        for fixed in ("mode", "distribution"):
+            if have[fixed] != want[fixed]:
+                plan["errors"].append(f"interface group {key} is {fixed} {have[fixed]} on the cluster and {want[fixed]} in the "
+                                      "model; ONTAP cannot change that in place: re-create the interface group by hand "
+                                      "(it carries traffic) or change the model.")
+        changes = _changes(have, {"ports": members})
+        if changes:
+            plan["interface_groups"].append(_item(key, "modify", want, changes))
+
+    for vlan in m.ontap_vlan_ports(model):
+        key = f"{vlan['node']}:{vlan['name']}"
+        current = next((port for port in ports if dig(port, "node.name") == vlan["node"] and port.get("name") == vlan["name"]), None)
+        want = {"node": vlan["node"], "parent_interface": vlan["base_port"], "vlanid": vlan["vlan"],
+                "broadcast_domain": vlan["broadcast_domain"], "ipspace": vlan["ipspace"]}
+        if current is None:
+            plan["vlans"].append(_item(key, "create", want, {"vlan": {"before": None, "after": vlan["vlan"]}}))
+            continue
+        have = {"broadcast_domain": dig(current, "broadcast_domain.name"), "ipspace": dig(current, "broadcast_domain.ipspace.name")}
+        changes = _changes(have, {"broadcast_domain": vlan["broadcast_domain"], "ipspace": vlan["ipspace"]})
+        if changes:
+            plan["vlans"].append(_item(key, "modify", want, changes))
+
+    # A domain this plan creates (with its MTU) whose ports are all VLAN ports the plan creates or
+    # moves into it needs no membership step: each VLAN call places its port.
+    placed = {(item["want"]["ipspace"], item["want"]["broadcast_domain"], item["key"]) for item in plan["vlans"]}
+    for domain in m.broadcast_domains(model):
+        key = f"{domain['ipspace']}:{domain['name']}"
+        wanted_ports = sorted(f"{port['node']}:{port['port']}" for port in domain["ports"])
+        current = next((d for d in domains if d.get("name") == domain["name"] and dig(d, "ipspace.name") == domain["ipspace"]), None)
+        want = {"name": domain["name"], "ipspace": domain["ipspace"], "mtu": domain["mtu"], "ports": wanted_ports,
+                "ports_follow_vlans": current is None and all((domain["ipspace"], domain["name"], port) in placed
+                                                              for port in wanted_ports)}
+        if current is None:
+            plan["broadcast_domains"].append(_item(key, "create", want, {"mtu": {"before": None, "after": domain["mtu"]},
+                                                                         "ports": {"before": None, "after": wanted_ports}}))
+            continue
+        have = {"mtu": current.get("mtu"),
+                "ports": sorted(f"{dig(p, 'node.name')}:{p.get('name')}" for p in m.as_list(current.get("ports")))}
+        changes = _changes(have, {"mtu": domain["mtu"], "ports": wanted_ports})
+        if changes:
+            plan["broadcast_domains"].append(_item(key, "modify", want, changes))
+    return plan
+
+
+# ---------------------------------------------------------------------------- SVMs and NFS
+def _nfs_settings(svm: dict) -> dict:
+    nfs = m.as_dict(svm.get("nfs"))
+
+    def flag(name: str, default: bool) -> bool:
+        return nfs[name] if isinstance(nfs.get(name), bool) else default
+    return {"v3": flag("v3", True), "v41": flag("v41", True), "pnfs": flag("pnfs", False),
+            "v41_trunking": flag("v41_trunking", False), "rdma": flag("rdma", False),
+            "tcp_max_transfer_size": m.as_int(nfs.get("tcp_max_transfer_size"))}
+
+
+def plan_svms(model: dict, info: Any, options: dict | None = None) -> dict:
+    """Snapshot policies the model declares, SVMs, and their NFS services (module and REST settings)."""
+    options = options or {}
+    ontap = m.as_dict(model.get("ontap"))
+    current_svms = records(info, "svm/svms")
+    services = records(info, "protocols/nfs/services")
+    policies = records(info, "storage/snapshot-policies")
+    plan: dict[str, list] = {"snapshot_policies": [], "svms": [], "nfs": [], "nfs_rest": [], "errors": []}
+
+    for policy in m.as_list(ontap.get("snapshot_policies")):
+        policy = m.as_dict(policy)
+        name, svm = m.as_str(policy.get("name")), m.as_str(policy.get("svm"))
+        schedules = [m.as_dict(s) for s in m.as_list(policy.get("schedules"))]
+        want = {"name": name, "vserver": svm, "enabled": True,
+                "schedule": [s.get("schedule") for s in schedules], "count": [s.get("count") for s in schedules],
+                "prefix": [s.get("prefix") or s.get("schedule") for s in schedules],
+                "snapmirror_label": [s.get("snapmirror_label") or "" for s in schedules]}
+        current = next((p for p in policies if p.get("name") == name
+                        and (dig(p, "svm.name") == svm if svm else p.get("scope") == "cluster")), None)
+        key = f"{svm or 'cluster'}:{name}"
+        if current is None:
+            plan["snapshot_policies"].append(_item(key, "create", want, {"schedules": {"before": None, "after": want["schedule"]}}))
+            continue
+        have = {"schedules": sorted((dig(c, "schedule.name"), c.get("count")) for c in m.as_list(current.get("copies"))),
+                "enabled": current.get("enabled")}
+        changes = _changes(have, {"schedules": sorted(zip(want["schedule"], want["count"])), "enabled": True})
+        if changes:
+            plan["snapshot_policies"].append(_item(key, "modify", want, changes))
+
+    for svm in m.svms(model):
+        name = svm["name"]
+        allowed = [p for p in m.as_list(svm.get("protocols")) if isinstance(p, str)] or ["nfs"]
+        want = {"name": name, "ipspace": m.as_str(svm.get("ipspace")) or "Default",
+                "aggregates": sorted(a for a in m.as_list(svm.get("aggregates")) if isinstance(a, str)),
+                "snapshot_policy": m.as_str(svm.get("snapshot_policy")) or options.get("snapshot_policy", "default"),
+                "services": {protocol: {"allowed": protocol in allowed} for protocol in ALL_PROTOCOLS}}
+        current = next((s for s in current_svms if s.get("name") == name), None)
+        if current is None:
+            plan["svms"].append(_item(name, "create", want, {"aggregates": {"before": None, "after": want["aggregates"]}}))
+        else:
+            have = {"ipspace": dig(current, "ipspace.name"),
+                    "aggregates": sorted(a.get("name") for a in m.as_list(current.get("aggregates"))),
+                    "snapshot_policy": dig(current, "snapshot_policy.name"),
+                    "allowed": {p: bool(dig(current, f"{p}.allowed")) for p in ALL_PROTOCOLS}}
+            if have["ipspace"] != want["ipspace"]:
+                plan["errors"].append(f"SVM {name} is in IPspace {have['ipspace']} on the cluster and {want['ipspace']} in the "
+                                      "model; an SVM cannot change IPspace.")
+            changes = _changes(have, {"aggregates": want["aggregates"], "snapshot_policy": want["snapshot_policy"],
+                                      "allowed": {p: s["allowed"] for p, s in want["services"].items()}})
+            if changes:
+                plan["svms"].append(_item(name, "modify", want, changes))
+
+        settings = _nfs_settings(svm)
+        if "nfs" not in allowed:
+            continue
+        service = next((s for s in services if dig(s, "svm.name") == name), None)
+        nfs_want = {"vserver": name, "nfsv3": "enabled" if settings["v3"] else "disabled",
+                    "nfsv41": "enabled" if settings["v41"] else "disabled",
+                    "nfsv41_pnfs": "enabled" if settings["pnfs"] else "disabled",
+                    "tcp_max_xfer_size": settings["tcp_max_transfer_size"]}
+        nfs_after = {"enabled": True, "v3": settings["v3"], "v41": settings["v41"], "pnfs": settings["pnfs"],
+                     "tcp_max_transfer_size": settings["tcp_max_transfer_size"]}
+        rest_after = {"v41_trunking": settings["v41_trunking"], "rdma": settings["rdma"]}
+        rest_body = {"protocol": {"v41_features": {"trunking_enabled": settings["v41_trunking"]}},
+                     "transport": {"rdma_enabled": settings["rdma"]}}
+        if service is None:
+            plan["nfs"].append(_item(name, "create", nfs_want, _changes({}, nfs_after)))
+            plan["nfs_rest"].append(_item(name, "modify", {"svm": name, "body": rest_body}, _changes({}, rest_after)))
+            continue
+        nfs_have = {"enabled": service.get("enabled"), "v3": dig(service, "protocol.v3_enabled"),
+                    "v41": dig(service, "protocol.v41_enabled"), "pnfs": dig(service, "protocol.v41_features.pnfs_enabled"),
+                    "tcp_max_transfer_size": dig(service, "transport.tcp_max_transfer_size")}
+        changes = _changes(nfs_have, nfs_after)
+        if changes:
+            plan["nfs"].append(_item(name, "modify", nfs_want, changes))
+        rest_have = {"v41_trunking": bool(dig(service, "protocol.v41_features.trunking_enabled")),
+                     "rdma": bool(dig(service, "transport.rdma_enabled"))}
+        changes = _changes(rest_have, rest_after)
+        if changes:
+            plan["nfs_rest"].append(_item(name, "modify", {"svm": name, "body": rest_body}, changes))
+    return plan
+
+
+# ---------------------------------------------------------------------------- LIFs
+def desired_lifs(model: dict, options: dict | None = None) -> list[dict]:
+    """The data LIFs (model.data_lifs) and SVM management LIFs, with the role's service policies."""
+    options = options or {}
+    result = []
+    for lif in m.data_lifs(model):
+        result.append({"svm": lif["svm"], "name": lif["name"], "node": lif["node"], "port": lif["port"],
+                       "address": lif["address"], "netmask": lif["prefix_len"], "kind": "data",
+                       "service_policy": options.get("data_service_policy", "default-data-files"),
+                       "auto_revert": options.get("auto_revert", True), "rdma": bool(lif["rdma"])})
+    for svm in m.svms(model):
+        lif = m.svm_mgmt_lif(model, svm)
+        if lif:
+            result.append({"svm": lif["svm"], "name": lif["name"], "node": lif["node"], "port": lif["port"],
+                           "address": lif["address"], "netmask": lif["prefix_len"], "kind": "management",
+                           "service_policy": options.get("management_service_policy", "default-management"),
+                           "auto_revert": options.get("auto_revert", True), "rdma": False})
+    return result
+
+
+def plan_lifs(model: dict, info: Any, options: dict | None = None) -> dict:
+    interfaces = records(info, "network/ip/interfaces")
+    plan: dict[str, list] = {"lifs": [], "rdma": [], "errors": []}
+    for lif in desired_lifs(model, options):
+        key = f"{lif['svm']}:{lif['name']}"
+        current = next((i for i in interfaces if dig(i, "svm.name") == lif["svm"] and i.get("name") == lif["name"]), None)
+        after = {"home_node": lif["node"], "home_port": lif["port"], "address": lif["address"], "netmask": lif["netmask"],
+                 "service_policy": lif["service_policy"], "auto_revert": lif["auto_revert"], "enabled": True}
+        rdma_after = {"rdma_protocols": ["roce"] if lif["rdma"] else []}
+        if current is None:
+            plan["lifs"].append(_item(key, "create", lif, _changes({}, after)))
+            if lif["rdma"]:
+                plan["rdma"].append(_item(key, "modify", lif, _changes({}, rdma_after)))
+            continue
+        have = {"home_node": dig(current, "location.home_node.name"), "home_port": dig(current, "location.home_port.name"),
+                "address": dig(current, "ip.address"), "netmask": _prefix(dig(current, "ip.netmask")),
+                "service_policy": dig(current, "service_policy.name"), "auto_revert": dig(current, "location.auto_revert"),
+                "enabled": current.get("enabled")}
+        changes = _changes(have, after)
+        if changes:
+            plan["lifs"].append(_item(key, "modify", lif, changes))
+        rdma_changes = _changes({"rdma_protocols": sorted(m.as_list(current.get("rdma_protocols")))}, rdma_after)
+        if rdma_changes:
+            plan["rdma"].append(_item(key, "modify", lif, rdma_changes))
+    return plan
+
+
+# ---------------------------------------------------------------------------- export policies
+def plan_exports(model: dict, info: Any, options: dict | None = None) -> dict:
+    """Export policies, their rules (by index, extra rules removed), and each SVM root volume's policy."""
+    options = options or {}
+    current_policies = records(info, "protocols/nfs/export-policies")
+    volumes = records(info, "storage/volumes")
+    allow_world = m.as_dict(m.as_dict(model.get("pod")).get("security")).get("allow_world_open_exports") is True
+    plan: dict[str, list] = {"policies": [], "rules": [], "stale_rules": [], "root_volumes": [], "errors": []}
+    for policy in m.export_policies(model):
+        key = f"{policy['svm']}:{policy['name']}"
+        current = next((p for p in current_policies if p.get("name") == policy["name"] and dig(p, "svm.name") == policy["svm"]), None)
+        if current is None:
+            plan["policies"].append(_item(key, "create", {"vserver": policy["svm"], "name": policy["name"]},
+                                          {"name": {"before": None, "after": policy["name"]}}))
+        current_rules = {r.get("index"): r for r in m.as_list((current or {}).get("rules")) if isinstance(r, dict)}
+        for rule in policy["rules"]:
+            want = {"vserver": policy["svm"], "name": policy["name"], "rule_index": rule["index"],
+                    "client_match": rule["clients"],
+                    "ro_rule": rule["ro"] or options.get("ro_rule", ["sys"]),
+                    "rw_rule": rule["rw"] or options.get("rw_rule", ["sys"]),
+                    "super_user_security": rule["superuser"] or options.get("superuser", ["none"]),
+                    "protocol": rule["protocols"] or options.get("protocols", ["nfs"])}
+            if any(ipaddress.IPv4Network(c).prefixlen == 0 for c in rule["clients"]) and not allow_world:
+                plan["errors"].append(f"export policy {key} rule {rule['index']} opens the data to every address; name the "
+                                      "client networks, or set pod.security.allow_world_open_exports: true")
+                continue
+            after = {"clients": sorted(want["client_match"]), "ro": sorted(want["ro_rule"]), "rw": sorted(want["rw_rule"]),
+                     "superuser": sorted(want["super_user_security"]), "protocols": sorted(want["protocol"])}
+            existing = current_rules.get(rule["index"])
+            if existing is None:
+                plan["rules"].append(_item(f"{key}#{rule['index']}", "create", want, _changes({}, after)))
+                continue
+            have = {"clients": sorted(c.get("match") for c in m.as_list(existing.get("clients"))),
+                    "ro": _sorted(existing.get("ro_rule")), "rw": _sorted(existing.get("rw_rule")),
+                    "superuser": _sorted(existing.get("superuser")), "protocols": _sorted(existing.get("protocols"))}
+            changes = _changes(have, after)
+            if changes:
+                plan["rules"].append(_item(f"{key}#{rule['index']}", "modify", want, changes))
+        for index, existing in sorted(current_rules.items(), key=lambda entry: entry[0] or 0):
+            if isinstance(index, int) and index > len(policy["rules"]):
+                clients = [c.get("match") for c in m.as_list(existing.get("clients"))]
+                plan["stale_rules"].append(_item(f"{key}#{index}", "delete",
+                                                 {"vserver": policy["svm"], "name": policy["name"], "rule_index": index},
+                                                 {"clients": {"before": clients, "after": None}}))
+    for svm in m.svms(model):
+        root = m.as_str(svm.get("root_export_policy"))
+        if not root:
+            continue
+        volume = next((v for v in volumes if v.get("is_svm_root") and dig(v, "svm.name") == svm["name"]), None)
+        if volume is None:
+            plan["root_volumes"].append(_item(svm["name"], "modify", {"vserver": svm["name"], "name": None, "export_policy": root},
+                                              {"export_policy": {"before": None, "after": root}}))
+            continue
+        changes = _changes({"export_policy": dig(volume, "nas.export_policy.name")}, {"export_policy": root})
+        if changes:
+            plan["root_volumes"].append(_item(svm["name"], "modify",
+                                              {"vserver": svm["name"], "name": volume.get("name"), "export_policy": root}, changes))
+    return plan
+
+
+# ---------------------------------------------------------------------------- FlexGroups
+def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict:
+    """FlexGroups to create or change; never a delete, a shrink or a re-create of another style.
+
+    Items carry ``svm_exists`` (the SVM's root volume is among the records): in check mode a
+    FlexGroup of an SVM the same run would create cannot be previewed by the module.
+    """
+    options = options or {}
+    volumes = records(info, "storage/volumes")
+    svms_with_root = {dig(v, "svm.name") for v in volumes if v.get("is_svm_root")}
+    volumes = [v for v in volumes if not v.get("is_svm_root")]
+    plan: dict[str, list] = {"flexgroups": [], "errors": []}
+    for fg in m.flexgroups(model):
+        key = f"{fg['svm']}:{fg['name']}"
+        exists = fg["svm"] in svms_with_root
+        thin = fg["thin_provisioning"] if fg["thin_provisioning"] is not None else options.get("thin_provisioning", True)
+        efficiency = fg["efficiency"] if fg["efficiency"] is not None else options.get("efficiency", True)
+        want = {"vserver": fg["svm"], "name": fg["name"], "size": fg["size_bytes"], "aggr_list": fg["aggregates"],
+                "aggr_list_multiplier": fg["constituents_per_aggregate"], "junction_path": fg["junction_path"],
+                "export_policy": fg["export_policy"],
+                "snapshot_policy": fg["snapshot_policy"] or options.get("snapshot_policy"),
+                "volume_security_style": fg["security_style"] or options.get("security_style", "unix"),
+                "space_guarantee": "none" if thin else "volume", "efficiency": efficiency,
+                "unix_permissions": fg["unix_permissions"] or options.get("unix_permissions")}
+        current = next((v for v in volumes if v.get("name") == fg["name"] and dig(v, "svm.name") == fg["svm"]), None)
+        after = {"size": fg["size_bytes"], "junction_path": want["junction_path"], "export_policy": want["export_policy"],
+                 "snapshot_policy": want["snapshot_policy"], "security_style": want["volume_security_style"],
+                 "space_guarantee": want["space_guarantee"], "compression": "both" if efficiency else "none"}
+        if current is None:
+            plan["flexgroups"].append(_item(key, "create", want, _changes({}, {**after, "constituents": fg["constituents"]}),
+                                            svm_exists=exists))
+            continue
+        style = current.get("style")
+        if style != "flexgroup":
+            plan["errors"].append(f"volume {fg['name']} in SVM {fg['svm']} is a {style or 'volume of unknown style'} on the "
+                                  "cluster, and the model describes a FlexGroup of that name. The bundle never deletes or "
+                                  "re-creates a volume: rename or migrate the existing one, or give the FlexGroup another name.")
+            continue
+        size = dig(current, "space.size") or current.get("size")
+        if isinstance(size, int) and fg["size_bytes"] is not None and fg["size_bytes"] < size:
+            plan["errors"].append(f"FlexGroup {key} is {size} bytes on the cluster and the model asks {fg['size']} "
+                                  f"({fg['size_bytes']} bytes); FlexGroups are never shrunk: set its size to at least "
+                                  "what it has.")
+            continue
+        have_aggregates = sorted(a.get("name") for a in m.as_list(current.get("aggregates")))
+        count = current.get("constituent_count")
+        if have_aggregates != sorted(fg["aggregates"]) or (fg["constituents"] and isinstance(count, int) and count != fg["constituents"]):
+            plan["errors"].append(f"FlexGroup {key} has {count} constituents on {', '.join(have_aggregates)}; the model asks "
+                                  f"{fg['constituents']} on {', '.join(fg['aggregates'])}. Constituents are never removed, "
+                                  "and adding them (volume expand) rebalances data: do it by hand, then update the model.")
+            continue
+        have = {"size": size, "junction_path": dig(current, "nas.path"), "export_policy": dig(current, "nas.export_policy.name"),
+                "snapshot_policy": dig(current, "snapshot_policy.name"), "security_style": dig(current, "nas.security_style"),
+                "space_guarantee": dig(current, "guarantee.type"), "compression": dig(current, "efficiency.compression")}
+        changes = _changes(have, after)
+        if want["unix_permissions"] is not None:
+            mode = int(str(want["unix_permissions"]), 8)
+            current_mode = dig(current, "nas.unix_permissions")
+            if not isinstance(current_mode, int) or int(str(current_mode), 8) != mode:
+                changes["unix_permissions"] = {"before": current_mode, "after": want["unix_permissions"]}
+        if changes:
+            plan["flexgroups"].append(_item(key, "modify", want, changes, svm_exists=exists))
+    return plan
+
+
+# ---------------------------------------------------------------------------- Trident's account
+def plan_trident(model: dict, info: Any, options: dict | None = None) -> dict:
+    """The SVM-scoped REST role and account for Trident (the password is checked by logging in)."""
+    options = options or {}
+    roles = records(info, "security/roles")
+    accounts = records(info, "security/accounts")
+    privileges = [{"path": p["path"], "access": p["access"]} for p in m.as_list(options.get("privileges")) if isinstance(p, dict)]
+    plan: dict[str, list] = {"roles": [], "accounts": [], "logins": [], "errors": []}
+    for svm in m.svms(model):
+        account = m.as_dict(svm.get("trident_account"))
+        username = m.as_str(account.get("username"))
+        if not username:
+            continue
+        role_name = m.as_str(account.get("role")) or username
+        key = f"{svm['name']}:{role_name}"
+        role_want = {"vserver": svm["name"], "name": role_name, "privileges": privileges}
+        current_role = next((r for r in roles if r.get("name") == role_name and dig(r, "owner.name") == svm["name"]), None)
+        wanted = sorted((p["path"], p["access"]) for p in privileges)
+        if current_role is None:
+            plan["roles"].append(_item(key, "create", role_want, {"privileges": {"before": None, "after": len(wanted)}}))
+        else:
+            have = sorted((p.get("path"), p.get("access")) for p in m.as_list(current_role.get("privileges"))
+                          if p.get("path") != "DEFAULT")
+            if have != wanted:
+                added = sorted(set(wanted) - set(have))
+                removed = sorted(set(have) - set(wanted))
+                plan["roles"].append(_item(key, "modify", role_want, {"privileges": {"before": [list(p) for p in removed],
+                                                                                     "after": [list(p) for p in added]}}))
+        account_want = {"vserver": svm["name"], "name": username, "role_name": role_name,
+                        "applications": [{"application": "http", "authentication_methods": ["password"]}]}
+        plan["logins"].append({"key": f"{svm['name']}:{username}", "svm": svm["name"], "username": username,
+                               "role": role_name})
+        current_account = next((a for a in accounts if a.get("name") == username and dig(a, "owner.name") == svm["name"]), None)
+        if current_account is None:
+            plan["accounts"].append(_item(f"{svm['name']}:{username}", "create", account_want,
+                                          {"role": {"before": None, "after": role_name}}))
+            continue
+        have = {"role": dig(current_account, "role.name"), "locked": bool(current_account.get("locked")),
+                "applications": sorted((a.get("application"), tuple(sorted(m.as_list(a.get("authentication_methods")))))
+                                       for a in m.as_list(current_account.get("applications")))}
+        changes = _changes(have, {"role": role_name, "locked": False, "applications": [("http", ("password",))]})
+        if changes:
+            plan["accounts"].append(_item(f"{svm['name']}:{username}", "modify", account_want, changes))
+    return plan
+
+
+# Plan entries that are not changes: refusals, and the Trident logins to try.
+NOT_CHANGES = ("errors", "logins")
+PLANNERS = {"network": plan_network, "svms": plan_svms, "lifs": plan_lifs, "exports": plan_exports,
+            "flexgroups": plan_flexgroups, "trident": plan_trident}
+
+
+def plan(model: dict, info: Any, area: str, options: dict | None = None) -> dict:
+    """One area's plan, with ``pending`` (how many objects it would touch) and a ``diff`` of them."""
+    if area not in PLANNERS:
+        raise ValueError(f"unknown area {area!r} (known: {', '.join(PLANNERS)})")
+    result = PLANNERS[area](model, info, options or {})
+    before: dict[str, dict] = {}
+    after: dict[str, dict] = {}
+    pending = 0
+    for kind, items in result.items():
+        if kind in NOT_CHANGES:
+            continue
+        for item in items:
+            pending += 1
+            before.setdefault(kind, {})[item["key"]] = {f: c["before"] for f, c in item["changes"].items()}
+            after.setdefault(kind, {})[item["key"]] = {f: c["after"] for f, c in item["changes"].items()}
+    result["pending"] = pending
+    result["diff"] = {"before": before, "after": after}
+    return result
+
+
+def managed_objects(model: dict, options: dict | None = None) -> dict[str, int]:
+    """How many ONTAP objects the storage roles manage for this model, by kind (benchmarks divide by it)."""
+    ontap = m.as_dict(model.get("ontap"))
+    policies = m.export_policies(model)
+    return {
+        "ipspaces": len([i for i in m.as_list(ontap.get("ipspaces")) if isinstance(i, str)]),
+        "interface_groups": len(m.as_list(ontap.get("interface_groups"))),
+        "vlan_ports": len(m.ontap_vlan_ports(model)),
+        "broadcast_domains": len(m.broadcast_domains(model)),
+        "snapshot_policies": len(m.as_list(ontap.get("snapshot_policies"))),
+        "svms": len(m.svms(model)),
+        "nfs_services": len([s for s in m.svms(model) if "nfs" in (m.as_list(s.get("protocols")) or ["nfs"])]),
+        "lifs": len(desired_lifs(model, options)),
+        "export_policies": len(policies),
+        "export_rules": sum(len(p["rules"]) for p in policies),
+        "root_volume_policies": len([s for s in m.svms(model) if m.as_str(s.get("root_export_policy"))]),
+        "flexgroups": len(m.flexgroups(model)),
+        "trident_roles": len([s for s in m.svms(model) if m.as_dict(s.get("trident_account")).get("username")]),
+        "trident_accounts": len([s for s in m.svms(model) if m.as_dict(s.get("trident_account")).get("username")]),
+    }

@@ -1,0 +1,128 @@
+"""Validate a site: load the inventory, check the schema, then the cross-layer rules; report all at once."""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import os
+import time
+from typing import Any
+
+from . import model as m
+from .findings import Finding, sort_findings
+from .inventory import Site, load_role_options, load_site
+from .rules import run_rules
+from .schema import SCHEMA_DIR, schema_findings_and_bad_paths
+from .yamlload import Decryptor
+
+COLLECTION_ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+
+
+@dataclasses.dataclass
+class Report:
+    site: Site
+    findings: list[Finding]
+    sizing: dict[str, Any]
+    seconds: float
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "warning"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def summary(self) -> dict[str, Any]:
+        model = self.site.model
+        return {
+            "switches": len(m.hosts_of_kind(model, "switch")),
+            "ontap_nodes": len(m.ontap_nodes(model)),
+            "svms": len(m.svms(model)),
+            "data_lifs": len(m.data_lifs(model)),
+            "dgx": len(m.hosts_of_kind(model, "dgx")),
+            "servers": len(m.hosts_of_kind(model, "server")),
+            "kube_control_plane": len(self.site.groups.get("kube_control_plane", [])),
+            "kube_node": len(self.site.groups.get("kube_node", [])),
+        }
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "errors": [f.as_dict() for f in self.errors],
+            "warnings": [f.as_dict() for f in self.warnings],
+            "summary": self.summary(),
+            "sizing": self.sizing,
+            "seconds": round(self.seconds, 3),
+        }
+
+    def text(self) -> str:
+        """The report as a person reads it: every problem on its own line, errors first."""
+        lines = []
+        for finding in self.findings:
+            lines.append(f"{finding.severity.upper():7} {finding}")
+        s = self.sizing
+        if s.get("ratio") is not None:
+            lines.append(f"SIZING  {s['gpus']} GPUs x {s['gpu_ingest_mb_s']} MB/s = {s['demand_mb_s']:.0f} MB/s demand; "
+                         f"supply {s['supply_mb_s']:.0f} MB/s (ports {s['line_rate_mb_s']:.0f}, platform "
+                         f"{s['platform_limit_mb_s'] if s['platform_limit_mb_s'] is not None else 'unknown'}); ratio {s['ratio']}")
+        lines.append(f"{len(self.errors)} error(s), {len(self.warnings)} warning(s) in {self.site.inventory_dir}")
+        return "\n".join(lines)
+
+
+def validate_site(
+    inventory: str,
+    decrypt: Decryptor | None = None,
+    roles_dir: str | None = None,
+    schema_dir: str = SCHEMA_DIR,
+    check_files: bool = True,
+) -> Report:
+    """Check an inventory's site model. Nothing is contacted; only the inventory's files are read."""
+    started = time.perf_counter()
+    role_options = load_role_options(roles_dir or os.path.join(COLLECTION_ROOT, "roles"))
+    site = load_site(inventory, decrypt=decrypt, role_options=role_options)
+    findings = list(site.findings) + check_model(site, schema_dir, check_files)
+    return Report(site=site, findings=sort_findings(findings), sizing=m.sizing(site.model),
+                  seconds=time.perf_counter() - started)
+
+
+def check_model(site: Site, schema_dir: str = SCHEMA_DIR, check_files: bool = True) -> list[Finding]:
+    """Schema findings, then the cross-layer rules on the model without the values the schema rejected.
+
+    A value of the wrong type (a list where a name belongs) is reported once by the schema and
+    removed from the copy of the model the rules read, so no rule meets it.
+    """
+    schema_findings, bad_paths = schema_findings_and_bad_paths(site, schema_dir)
+    rules_site = dataclasses.replace(site, model=without_paths(site.model, bad_paths)) if bad_paths else site
+    return _dedupe(schema_findings + run_rules(rules_site, check_files=check_files))
+
+
+def without_paths(model: dict[str, Any], paths: list[tuple]) -> dict[str, Any]:
+    """A copy of the model with the values at the given paths set to None."""
+    cleaned = copy.deepcopy(model)
+    for path in paths:
+        parent = cleaned
+        for key in path[:-1]:
+            parent = parent[key] if isinstance(parent, (dict, list)) else None
+            if parent is None:
+                break
+        if isinstance(parent, (dict, list)):
+            try:
+                parent[path[-1]] = None
+            except (IndexError, KeyError, TypeError):
+                pass
+    return cleaned
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen = set()
+    result = []
+    for finding in findings:
+        key = (finding.rule, finding.path, finding.message)
+        if key not in seen:
+            seen.add(key)
+            result.append(finding)
+    return result

@@ -1,0 +1,544 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+"""The facts the dgx_node role branches on, gathered in one pass: hardware present, capability detected."""
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: dgx_host_facts
+short_description: Detect what a DGX (or any apt-family host) can do before the compute layer configures it
+description:
+  - Gathers, in one module run, the facts the C(dgx_node) role branches on, as C(aipod_host).
+  - C(network) - whether the host uses netplan (C(netplan) installed and files in C(/etc/netplan)) or
+    plain systemd-networkd, whether networkd is enabled and running, and which interfaces are the
+    management path (the default route, the interfaces holding O(mgmt_addresses), the route back
+    to the SSH client) so that storage configuration can refuse to touch them, and whether the SSH
+    client's address falls inside O(storage_networks).
+  - C(nics) - for each of O(nics), whether it exists, its driver, whether it is a Mellanox/NVIDIA
+    ConnectX NIC with RDMA devices, its MTU and its ring sizes (current and maximum) where the
+    driver reports them.
+  - C(nfs) - whether this kernel can mount NFS now (C(nfs) in C(/proc/filesystems) or the module
+    loadable, and the privilege to mount), with the reason when it cannot, and the NFS mounts that are
+    active now (C(mounts), from C(/proc/mounts) - mount point to source, type and options).
+  - C(packages_missing) - which of O(packages) are not installed (dpkg).
+  - C(tools) - paths of the programs the role may use (mlnx_qos, nvidia-smi, nvidia-container-runtime,
+    nvidia-ctk, dockerd, containerd, netplan, ethtool), or null.
+  - C(container_runtime) - Docker's C(daemon.json) (C(docker_config), null when it is not valid JSON) and
+    the default runtime configured for containerd.
+  - C(user_conflicts) - why O(user) could not get its uid/gid here (another account holds them, or
+    the account exists with other ids); C(user_state) - the account and group of O(user) as they are.
+  - C(os) - C(/etc/os-release) (C(id), C(id_like), C(pretty_name)) and whether it is of the Debian family.
+  - C(sysctl) - for each of O(sysctl), its running value (null when this kernel lacks it) and whether it
+    can be written; C(units) - for each of O(units), its unit-file state and active state;
+    C(fstab) - the C(/etc/fstab) lines (their fields) of each of O(fstab_paths);
+    C(network.aipod_files) - the SHA-1 of every storage network file of the role (C(60-aipod-*)) in
+    C(/etc/netplan) and C(/etc/systemd/network). The role compares these with the site model to
+    decide whether the host needs any change at all (filter C(aipod_compute_drift)).
+  - C(files) - for each of O(files) and each entry of O(file_directories), its type (C(file), C(directory),
+    C(other)), mode, owner, group and, for a file, the SHA-1 of its content; null when it is missing, and
+    C(nfs mount) for an active NFS mount point, which is not looked into.
+  - C(gpus) (with O(gpus)) - the GPUs as C(nvidia-smi -q -x) reports them (count, models, driver, CUDA,
+    ECC errors; C(present) false with the reason on a host without them), and C(gpus_summary) in one line.
+  - With O(refuse_unsafe), the module fails, before anything is changed, when the plan would harm the
+    host or the host is not what the model says (see the option), and says every reason at once.
+version_added: "1.0.0"
+author: ONTAP AI pod bundle contributors
+options:
+  nics:
+    description: Network interfaces to describe (the storage NICs of the site model).
+    type: list
+    elements: str
+    default: []
+  mgmt_addresses:
+    description: Addresses of the management path (the host's management address, Ansible's target address).
+    type: list
+    elements: str
+    default: []
+  storage_networks:
+    description:
+      - Networks (CIDR) the storage configuration will route to (its subnets and static routes); the
+        result says which of them hold the SSH client's address (C(network.ssh_client_in_storage)).
+    type: list
+    elements: str
+    default: []
+  packages:
+    description: Debian packages to check for.
+    type: list
+    elements: str
+    default: []
+  user:
+    description: The common account to check (C(name), C(uid), C(group), C(gid)).
+    type: dict
+  sysctl:
+    description: Kernel parameters (dotted names) to read.
+    type: list
+    elements: str
+    default: []
+  units:
+    description: systemd units whose unit-file state and active state to read.
+    type: list
+    elements: str
+    default: []
+  fstab_paths:
+    description: Mount points whose C(/etc/fstab) lines to read.
+    type: list
+    elements: path
+    default: []
+  files:
+    description:
+      - Files and directories to describe in C(files) (type, mode, owner, group, and the SHA-1 of a file's content).
+    type: list
+    elements: path
+    default: []
+  file_directories:
+    description: Directories each of whose entries is described in C(files) as well.
+    type: list
+    elements: path
+    default: []
+  gpus:
+    description: Also read the GPUs (C(nvidia-smi -q -x)).
+    type: bool
+    default: false
+  expected_gpus:
+    description:
+      - The model's GPUs of the host (C(count), C(model)). With O(gpus) and O(refuse_unsafe), a host with GPUs
+        whose count differs is refused; a different model, or uncorrectable ECC errors, give a warning. A
+        host without GPUs is reported as such and not refused.
+    type: dict
+  refuse_unsafe:
+    description:
+      - Fail, having changed nothing, when the host is not of the Debian family, a NIC of O(nics) is
+        absent or carries the management path, the SSH client is inside O(storage_networks), O(user)
+        cannot have its ids, Docker is installed with a C(daemon.json) that is not a JSON object, or
+        (with O(gpus)) its GPU count differs from O(expected_gpus).
+    type: bool
+    default: false
+notes:
+  - Only reads; check mode runs it the same way.
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+  facts:
+    support: full
+"""
+
+EXAMPLES = r"""
+- name: Detect what this host can do
+  dgx_host_facts:
+    nics: [enp225s0f0, enp225s0f1]
+    mgmt_addresses: ["{{ ansible_host }}"]
+    packages: [nfs-common, ethtool]
+    user: {name: aipod, uid: 2000, group: aipod, gid: 2000}
+"""
+
+RETURN = r"""
+ansible_facts:
+  description: Facts set by the module.
+  returned: always
+  type: dict
+  contains:
+    aipod_host:
+      description: What the host has and can do (see the description for each key).
+      type: dict
+      returned: always
+      sample:
+        network: {renderer: networkd, netplan_files: [], networkd_enabled: false, networkd_active: false,
+                  mgmt_interfaces: [eth0, lo], default_route_interfaces: [eth0], ssh_client: 172.31.250.1,
+                  ssh_client_in_storage: []}
+        nics: {eth1: {present: true, driver: veth, mellanox: false, rdma_devices: [], mtu: 9000, rings: null,
+                      ring_error: "netlink error: Operation not supported"}}
+        nfs: {kernel: false, loadable: false, privileged: false, can_mount: false,
+              reason: "nfs is not in /proc/filesystems and no nfs module can be loaded",
+              mounts: {/mnt/data: {src: "172.31.251.101:/data", fstype: nfs4,
+                                   options: [rw, vers=4.1, rsize=262144, wsize=262144, hard, proto=tcp, nconnect=16]}}}
+        packages_missing: []
+        tools: {ethtool: /usr/sbin/ethtool, mlnx_qos: null}
+        container_runtime: {docker_config: {}, containerd_default: null}
+        user_conflicts: []
+        user_state: {user: {uid: 2000, gid: 2000, shell: /bin/bash}, group_gid: 2000}
+        os: {id: debian, id_like: "", pretty_name: "Debian GNU/Linux 12 (bookworm)", debian_family: true}
+        sysctl: {net.core.rmem_max: {value: "268435456", writable: false}}
+        units: {aipod-roce-qos.service: {enabled: enabled, active: inactive}}
+        fstab: {/mnt/data: [["172.31.251.101:/data", /mnt/data, nfs4, "rw,vers=4.1,hard", "0", "0"]]}
+        files: {/etc/sysctl.d/90-aipod-nfs.conf: {type: file, mode: "0644", owner: root, group: root,
+                                                  sha1: 0beec7b5ea3f0fdbc95d0dd47f3c5bc275da8a33},
+                /etc/modprobe.d/aipod-sunrpc.conf: null}
+        gpus: {present: false, reason: "nvidia-smi not found (no NVIDIA driver installed)", count: 0}
+        gpus_summary: "no GPUs: nvidia-smi not found (no NVIDIA driver installed); GPU checks skipped"
+"""
+
+import glob
+import grp
+import hashlib
+import ipaddress
+import json
+import os
+import pwd
+import re
+import stat
+from typing import Any, Callable
+
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import fstab, gpus, nfs
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.nfs import active_nfs_mounts, nfs_capability
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.sysctl import proc_path
+from ansible.module_utils.basic import AnsibleModule
+
+__all__ = ["active_nfs_mounts", "nfs_capability"]  # the tests read them here, where the facts come from
+
+MELLANOX_DRIVERS = ("mlx5_core", "mlx4_en", "mlx4_core")
+TOOLS = ("mlnx_qos", "nvidia-smi", "nvidia-container-runtime", "nvidia-ctk", "dockerd", "containerd", "netplan", "ethtool")
+NETWORK_DIRS = ("/etc/netplan", "/etc/systemd/network")
+OS_RELEASE = "/etc/os-release"
+
+
+# ----------------------------------------------------------------------------- pure functions
+def parse_ethtool_rings(text: str) -> dict[str, int] | None:
+    """Current and maximum RX/TX ring sizes from `ethtool -g` (None when the driver reports none)."""
+    section = None
+    values: dict[str, int] = {}
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.lower().startswith("pre-set maximums"):
+            section = "max"
+        elif stripped.lower().startswith("current hardware settings"):
+            section = "current"
+        match = re.match(r"^(RX|TX):\s+(\d+)", stripped)
+        if match and section:
+            key = match.group(1).lower() + ("_max" if section == "max" else "")
+            values[key] = int(match.group(2))
+    if not {"rx", "tx", "rx_max", "tx_max"} <= set(values):
+        return None
+    return values
+
+
+def parse_ethtool_driver(text: str) -> str | None:
+    match = re.search(r"^driver:\s*(\S+)", text, re.MULTILINE)
+    return match.group(1) if match else None
+
+
+def docker_daemon_config(daemon_json: str | None) -> dict | None:
+    """Docker's daemon.json as a dict ({} when absent or empty; None when it is not a JSON object)."""
+    if not (daemon_json or "").strip():
+        return {}
+    try:
+        data = json.loads(daemon_json or "")
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def default_runtime_of_containerd(config_toml: str | None) -> str | None:
+    match = re.search(r'^\s*default_runtime_name\s*=\s*"([^"]+)"', config_toml or "", re.MULTILINE)
+    return match.group(1) if match else None
+
+
+def user_conflicts(user: dict | None, by_name: Callable, by_uid: Callable, group_by_name: Callable,
+                   group_by_gid: Callable) -> list[str]:
+    """Why the common account cannot have its ids here (each lookup returns None when absent)."""
+    if not user:
+        return []
+    problems = []
+    name, uid = user.get("name"), user.get("uid")
+    group, gid = user.get("group") or name, user.get("gid")
+    holder = by_uid(uid) if uid is not None else None
+    if holder is not None and holder.pw_name != name:
+        problems.append(f"uid {uid} belongs to user '{holder.pw_name}'")
+    existing = by_name(name) if name else None
+    if existing is not None and uid is not None and existing.pw_uid != uid:
+        problems.append(f"user '{name}' exists with uid {existing.pw_uid}, not {uid}")
+    group_holder = group_by_gid(gid) if gid is not None else None
+    if group_holder is not None and group_holder.gr_name != group:
+        problems.append(f"gid {gid} belongs to group '{group_holder.gr_name}'")
+    existing_group = group_by_name(group) if group else None
+    if existing_group is not None and gid is not None and existing_group.gr_gid != gid:
+        problems.append(f"group '{group}' exists with gid {existing_group.gr_gid}, not {gid}")
+    return problems
+
+
+def networks_holding(address: str | None, networks: list[str]) -> list[str]:
+    """The networks (CIDR) that contain address; unparsable entries hold nothing."""
+    if not address:
+        return []
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return []
+    holding = []
+    for network in networks:
+        try:
+            if ip in ipaddress.ip_network(network, strict=False):
+                holding.append(network)
+        except ValueError:
+            continue
+    return holding
+
+
+def parse_os_release(text: str | None) -> dict[str, Any]:
+    """id, id_like, pretty_name of /etc/os-release, and whether the OS is of the Debian family."""
+    values = {}
+    for line in (text or "").splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            values[key.strip()] = value.strip().strip('"').strip("'")
+    family = {values.get("ID", "")} | set(values.get("ID_LIKE", "").split())
+    return {"id": values.get("ID", ""), "id_like": values.get("ID_LIKE", ""),
+            "pretty_name": values.get("PRETTY_NAME", values.get("ID", "an unknown OS")), "debian_family": "debian" in family}
+
+
+def systemctl_show(text: str, units: list[str]) -> dict[str, dict[str, str]]:
+    """{unit: {enabled, active}} from `systemctl show -p Id -p UnitFileState -p ActiveState UNIT...`."""
+    states: dict[str, dict[str, str]] = {unit: {"enabled": "", "active": ""} for unit in units}
+    for block, unit in zip(text.strip().split("\n\n"), units):
+        values = dict(line.split("=", 1) for line in block.splitlines() if "=" in line)
+        states[unit] = {"enabled": values.get("UnitFileState", ""), "active": values.get("ActiveState", "")}
+    return states
+
+
+def refusals(host: dict[str, Any], nics: list[str], user: dict | None) -> list[str]:
+    """Why the compute layer must not touch this host (each reason says what to fix); [] when it may."""
+    reasons = []
+    if not host["os"]["debian_family"]:
+        reasons.append(f"It runs {host['os']['pretty_name']}; the dgx_node role supports DGX OS, Ubuntu and Debian.")
+    clash = [nic for nic in nics if nic in host["network"]["mgmt_interfaces"]]
+    if clash:
+        reasons.append(f"Storage NIC(s) {', '.join(clash)} carry the management path (default route or the management "
+                       "address); fix storage_nics in host_vars.")
+    absent = [nic for nic in nics if not host["nics"].get(nic, {}).get("present")]
+    if absent:
+        reasons.append(f"NIC(s) {', '.join(absent)} of the site model do not exist on this host; fix their names in "
+                       "host_vars (ip link lists the NICs).")
+    inside = host["network"]["ssh_client_in_storage"]
+    if inside:
+        reasons.append(f"Ansible connects from {host['network']['ssh_client']}, inside the storage network(s)/route(s) "
+                       f"{', '.join(inside)}: applying them would move the management path.")
+    if host["user_conflicts"]:
+        reasons.append(f"kubernetes.common_user {(user or {}).get('name', '')} cannot have its ids here: "
+                       f"{'; '.join(host['user_conflicts'])}; free them or choose others in group_vars/all/kubernetes.yml.")
+    if host["container_runtime"]["docker_config"] is None and host["tools"].get("dockerd"):
+        reasons.append("/etc/docker/daemon.json is not a JSON object; fix it by hand, then re-run.")
+    return reasons
+
+
+def netplan_files(root: str = "/") -> list[str]:
+    found = []
+    for directory in ("etc/netplan", "run/netplan", "lib/netplan"):
+        found += glob.glob(os.path.join(root, directory, "*.yaml")) + glob.glob(os.path.join(root, directory, "*.yml"))
+    return sorted(found)
+
+
+# ----------------------------------------------------------------------------- reading the host
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def _sha1(path: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha1(handle.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def file_state(path: str, active_mounts: dict) -> dict[str, Any] | None:
+    """Type, mode, owner and group of a path, and the SHA-1 of a regular file; None when it is missing.
+
+    An active NFS mount point is named as such and not looked into: a stat of it would hang while
+    its server does not answer.
+    """
+    if path in active_mounts:
+        return {"type": "nfs mount"}
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    owner = _lookup(pwd.getpwuid, status.st_uid)
+    group = _lookup(grp.getgrgid, status.st_gid)
+    kind = "directory" if stat.S_ISDIR(status.st_mode) else "file" if stat.S_ISREG(status.st_mode) else "other"
+    state = {"type": kind, "mode": f"{stat.S_IMODE(status.st_mode):04o}",
+             "owner": owner.pw_name if owner else str(status.st_uid), "group": group.gr_name if group else str(status.st_gid)}
+    if kind == "file":
+        state["sha1"] = _sha1(path)
+    return state
+
+
+def files_state(paths: list[str], directories: list[str], active_mounts: dict) -> dict[str, dict[str, Any] | None]:
+    """file_state of each path, and of every file in each of directories (the files whose names the facts decide)."""
+    listed = list(paths)
+    for directory in directories:
+        listed += sorted(glob.glob(os.path.join(glob.escape(directory), "*")))
+    return {path: file_state(path, active_mounts) for path in listed}
+
+
+def user_state(user: dict | None) -> dict[str, Any]:
+    """The common account and its group as they are here (None where absent)."""
+    if not user:
+        return {"user": None, "group_gid": None}
+    account = _lookup(pwd.getpwnam, user.get("name"))
+    group = _lookup(grp.getgrnam, user.get("group") or user.get("name"))
+    return {"user": {"uid": account.pw_uid, "gid": account.pw_gid, "shell": account.pw_shell} if account else None,
+            "group_gid": group.gr_gid if group else None}
+
+
+def _lookup(function: Callable, key: Any) -> Any:
+    try:
+        return function(key)
+    except (KeyError, TypeError, OverflowError):
+        return None
+
+
+class HostReader:
+    """Everything the module asks the host, through run_command and the file system."""
+
+    def __init__(self, module: AnsibleModule) -> None:
+        self.module = module
+        self.tools = {tool: module.get_bin_path(tool, opt_dirs=["/usr/sbin", "/sbin", "/usr/local/sbin"]) for tool in TOOLS}
+        self.ip = module.get_bin_path("ip", opt_dirs=["/usr/sbin", "/sbin"])
+
+    def run(self, *argv: str) -> tuple[int, str, str]:
+        return self.module.run_command(list(argv), environ_update={"LC_ALL": "C"})
+
+    def ip_json(self, *argv: str) -> list:
+        if not self.ip:
+            return []
+        rc, out, _err = self.run(self.ip, "-j", *argv)
+        try:
+            return json.loads(out) if rc == 0 and out.strip() else []
+        except ValueError:
+            return []
+
+    def network(self, mgmt_addresses: list[str], storage_networks: list[str]) -> dict[str, Any]:
+        defaults = sorted({route.get("dev") for route in self.ip_json("-4", "route", "show", "default") if route.get("dev")})
+        holders = set()
+        for link in self.ip_json("-4", "addr", "show"):
+            for info in link.get("addr_info", []):
+                if info.get("local") in mgmt_addresses:
+                    holders.add(link.get("ifname"))
+        client = (os.environ.get("SSH_CONNECTION") or "").split()
+        back = set()
+        if client:
+            back = {route.get("dev") for route in self.ip_json("-4", "route", "get", client[0]) if route.get("dev")}
+        files = netplan_files()
+        aipod_files = {}
+        for directory in NETWORK_DIRS:
+            for path in sorted(glob.glob(os.path.join(directory, "60-aipod-*"))):
+                aipod_files[path] = _sha1(path)
+        networkd_enabled = self.run("systemctl", "is-enabled", "systemd-networkd.service")[1].strip() == "enabled"
+        networkd_active = self.run("systemctl", "is-active", "systemd-networkd.service")[1].strip() == "active"
+        return {
+            "renderer": "netplan" if files and self.tools["netplan"] else "networkd",
+            "netplan_files": files,
+            "networkd_enabled": networkd_enabled,
+            "networkd_active": networkd_active,
+            "default_route_interfaces": defaults,
+            "mgmt_interfaces": sorted((set(defaults) | holders | back | {"lo"}) - {None}),
+            "ssh_client": client[0] if client else None,
+            "ssh_client_in_storage": networks_holding(client[0] if client else None, storage_networks),
+            "aipod_files": aipod_files,
+        }
+
+    def nic(self, name: str) -> dict[str, Any]:
+        base = f"/sys/class/net/{name}"
+        if not os.path.exists(base):
+            return {"present": False}
+        driver_link = os.path.join(base, "device", "driver")
+        driver = os.path.basename(os.readlink(driver_link)) if os.path.islink(driver_link) else None
+        ethtool = self.tools["ethtool"]
+        rings, ring_error = None, "ethtool is not installed"
+        if ethtool:
+            if driver is None:
+                driver = parse_ethtool_driver(self.run(ethtool, "-i", name)[1])
+            rc, out, err = self.run(ethtool, "-g", name)
+            rings = parse_ethtool_rings(out) if rc == 0 else None
+            ring_error = None if rings else ((err or out).strip() or "the driver reports no ring sizes")
+        rdma = sorted(os.listdir(os.path.join(base, "device", "infiniband"))) \
+            if os.path.isdir(os.path.join(base, "device", "infiniband")) else []
+        mtu = (_read(os.path.join(base, "mtu")) or "").strip()
+        return {"present": True, "driver": driver, "mellanox": driver in MELLANOX_DRIVERS, "rdma_devices": rdma,
+                "mtu": int(mtu) if mtu.isdigit() else None, "rings": rings, "ring_error": ring_error}
+
+    def nfs(self) -> dict[str, Any]:
+        return nfs.read(self.module)
+
+    def units(self, units: list[str]) -> dict[str, dict[str, str]]:
+        if not units:
+            return {}
+        argv = ["systemctl", "show", "-p", "Id", "-p", "UnitFileState", "-p", "ActiveState", *units]
+        rc, out, _err = self.run(*argv)
+        return systemctl_show(out if rc == 0 else "", units)
+
+    def packages_missing(self, packages: list[str]) -> list[str]:
+        if not packages:
+            return []
+        rc, out, _err = self.run("dpkg-query", "-W", "-f", "${Package} ${Status}\\n", *packages)
+        installed = {line.split()[0] for line in out.splitlines() if line.endswith("install ok installed")}
+        return [package for package in packages if package not in installed]
+
+
+def gather(module: AnsibleModule) -> dict[str, Any]:
+    params = module.params
+    reader = HostReader(module)
+    host = {
+        "network": reader.network(params["mgmt_addresses"], params["storage_networks"]),
+        "nics": {name: reader.nic(name) for name in params["nics"]},
+        "nfs": reader.nfs(),
+        "packages_missing": reader.packages_missing(params["packages"]),
+        "tools": reader.tools,
+        "container_runtime": {
+            "docker_config": docker_daemon_config(_read("/etc/docker/daemon.json")),
+            "containerd_default": default_runtime_of_containerd(_read("/etc/containerd/config.toml")),
+        },
+        "user_conflicts": user_conflicts(params["user"], lambda n: _lookup(pwd.getpwnam, n), lambda u: _lookup(pwd.getpwuid, u),
+                                         lambda n: _lookup(grp.getgrnam, n), lambda g: _lookup(grp.getgrgid, g)),
+        "user_state": user_state(params["user"]),
+        "os": parse_os_release(_read(OS_RELEASE)),
+        "sysctl": {name: {"value": _read(proc_path(name)), "writable": os.access(proc_path(name), os.W_OK)}
+                   for name in params["sysctl"]},
+        "units": reader.units(params["units"]),
+        "fstab": fstab.lines(_read("/etc/fstab"), params["fstab_paths"]),
+    }
+    host["files"] = files_state(params["files"], params["file_directories"], host["nfs"].get("mounts") or {})
+    return host
+
+
+def main() -> None:
+    module = AnsibleModule(
+        argument_spec={
+            "nics": {"type": "list", "elements": "str", "default": []},
+            "mgmt_addresses": {"type": "list", "elements": "str", "default": []},
+            "storage_networks": {"type": "list", "elements": "str", "default": []},
+            "packages": {"type": "list", "elements": "str", "default": []},
+            "user": {"type": "dict"},
+            "sysctl": {"type": "list", "elements": "str", "default": []},
+            "units": {"type": "list", "elements": "str", "default": []},
+            "fstab_paths": {"type": "list", "elements": "path", "default": []},
+            "files": {"type": "list", "elements": "path", "default": []},
+            "file_directories": {"type": "list", "elements": "path", "default": []},
+            "gpus": {"type": "bool", "default": False},
+            "expected_gpus": {"type": "dict"},
+            "refuse_unsafe": {"type": "bool", "default": False},
+        },
+        supports_check_mode=True,
+    )
+    host = gather(module)
+    gpu_errors: list[str] = []
+    if module.params["gpus"]:
+        expected = module.params["expected_gpus"] or {}
+        host["gpus"] = gpus.gather(module)
+        host["gpus_summary"] = gpus.summary(host["gpus"])
+        gpu_errors, warnings = gpus.compare(host["gpus"], expected.get("count"), expected.get("model"))
+        for warning in warnings:
+            module.warn(warning)
+    reasons = (refusals(host, module.params["nics"], module.params["user"]) + gpu_errors) if module.params["refuse_unsafe"] else []
+    if reasons:
+        module.fail_json(msg="nothing was changed. " + " ".join(reasons), reasons=reasons, ansible_facts={"aipod_host": host})
+    module.exit_json(changed=False, ansible_facts={"aipod_host": host})
+
+
+if __name__ == "__main__":
+    main()
