@@ -23,9 +23,10 @@ REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "lab" / "ontap"))
 sys.path.insert(0, str(REPO))
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_ontap.plan import managed_objects  # noqa: E402
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site  # noqa: E402
 from ontap_lab.private import PrivateLab  # noqa: E402
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_ontap.plan import managed_objects  # noqa: E402
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site  # noqa: E402
 
 TARGET_CALLS_PER_OBJECT = 1.5
 

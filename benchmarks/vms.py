@@ -37,8 +37,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "lab", "vms")]
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as site_model  # noqa: E402
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site  # noqa: E402
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as site_model  # noqa: E402
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site  # noqa: E402
 
 INVENTORY = os.path.join(ROOT, "inventories", "lab-vm")
 SCENARIO_INVENTORY = os.path.join(ROOT, "molecule", "vm", "inventory")

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: install the toolchain, then lint, unit and property tests, and every
+# The whole test suite: install the toolchain, then lint (yamllint, ansible-lint, ruff, ansible-test
+# sanity), ansible-test units, the project's unit, property and lab tests, and every
 # molecule scenario under molecule/. Safe to repeat; stops at the first failing stage.
 # Options: --fast (lint + pytest only), --molecule NAME (only that scenario after the rest).
 set -euo pipefail
@@ -25,6 +26,9 @@ say "yamllint"
 yamllint --strict .
 say "ansible-lint (production profile)"
 ansible-lint --offline -q
+say "ruff (Python lint)"
+ruff check .
+scripts/ansible-test.sh sanity units
 say "pytest (unit, property and lab tests)"
 # A run that collects no tests exits 5; like any non-zero code it fails this script.
 pytest -q -p no:cacheprovider tests

@@ -79,7 +79,7 @@ def build_case(path: pathlib.Path, destination: pathlib.Path) -> pathlib.Path:
 
 def lab_secret_values() -> list[str]:
     """The lab vault's secret values (for tests that prove no output leaks them)."""
-    from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.secrets import inventory_secrets
+    from lab_secrets import inventory_secrets
 
     return list(inventory_secrets(str(REPO / "inventories" / "lab")).values())
 

@@ -39,8 +39,8 @@ from pathlib import Path
 ROOT = Path(os.environ.get("AIPOD_ROOT") or Path(__file__).resolve().parents[2])
 sys.path.insert(0, str(ROOT))  # the collection ontap_ai.pod, as ansible_collections.ontap_ai.pod
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as site_model  # noqa: E402  (path set just above)
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site  # noqa: E402
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as site_model  # noqa: E402  (path set just above)
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site  # noqa: E402
 
 LAB_DIR = Path(os.environ.get("AIPOD_LAB_DIR") or ROOT / ".lab")
 STATE = LAB_DIR / "hosts"
@@ -443,7 +443,7 @@ def wait_ready(hosts: list[Host]) -> None:
                 still.append(host)
             elif state != "running":
                 failed = run(ssh_command(host, "systemctl", "--failed", "--no-legend", "--plain"), check=False).stdout
-                say(f"warning: {host.name} is {state}; failed units: {' '.join(l.split()[0] for l in failed.splitlines() if l) or '-'}")
+                say(f"warning: {host.name} is {state}; failed units: {' '.join(unit.split()[0] for unit in failed.splitlines() if unit) or '-'}")
         pending = still
         if pending:
             time.sleep(1)

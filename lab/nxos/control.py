@@ -36,11 +36,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KNOWN_HOSTS = os.path.expanduser("~/.ssh/known_hosts")
 START_TIMEOUT = 15.0
 
-sys.path.insert(0, ROOT)  # the collection ontap_ai.pod, as ansible_collections.ontap_ai.pod
+# The collection ontap_ai.pod (as ansible_collections.ontap_ai.pod) and the lab's secrets reader.
+sys.path[:0] = [ROOT, os.path.join(ROOT, "lab")]
 
 
 def _vault_secret(inventory: str, name: str) -> str:
-    from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.secrets import inventory_secret
+    from lab_secrets import inventory_secret
 
     password_file = os.path.join(inventory, "vault-password.txt")
     if not os.path.exists(password_file):
@@ -53,7 +54,7 @@ def _vault_secret(inventory: str, name: str) -> str:
 
 def endpoints() -> list[dict]:
     """The nxos switches of the lab inventory and how to serve them."""
-    from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
 
     site = load_site(INVENTORY)
     connection = {}

@@ -19,7 +19,8 @@ import copy
 import json
 import re
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 VERSION = "9.3(8)"
 ETHERNET_PORTS = 32          # a 3232C has 32 QSFP28 ports
@@ -185,7 +186,7 @@ class Switch:
         self.on_change = on_change or (lambda state: None)
 
     # ------------------------------------------------------------------------------- sessions
-    def session(self) -> "Session":
+    def session(self) -> Session:
         return Session(self)
 
     def changed(self) -> None:

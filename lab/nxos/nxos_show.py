@@ -9,8 +9,7 @@ from __future__ import annotations
 import re
 import time
 
-from nxos_cli import (INVALID, VERSION, CliError, Switch, compress, expand, header, interface_key,
-                      print_interface, running_config, to_json)
+from nxos_cli import INVALID, VERSION, CliError, Switch, compress, expand, header, interface_key, print_interface, running_config, to_json
 
 BOOT_TIME = time.time()
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from corpus import lab_secret_values
-from lab_support import BIN, lab, last_report, lab_hosts, ontap_ctl, podman, recap
+from lab_support import BIN, lab, lab_hosts, last_report, ontap_ctl, podman, recap
 from project_paths import REPO
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]

@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
 from corpus import CORPUS, build_case
 from project_paths import LAB, REPO, SAMPLE, SAMPLE_VAULT_PASSWORD
 

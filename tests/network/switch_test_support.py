@@ -8,7 +8,6 @@ import shutil
 import subprocess
 
 import yaml
-
 from project_paths import REPO, SAMPLE, SAMPLE_VAULT_PASSWORD
 
 ANSIBLE_PLAYBOOK = str(REPO / ".venv" / "bin" / "ansible-playbook")

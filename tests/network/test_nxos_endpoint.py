@@ -16,11 +16,11 @@ import time
 import paramiko
 import pytest
 import yaml
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_network import nxos
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as m
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site
-
 from project_paths import LAB, LAB_VAULT_PASSWORD, REPO, make_decryptor
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import nxos
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
 
 pytestmark = [pytest.mark.lab]
 SWITCH = "lab-sw-a"

@@ -14,7 +14,6 @@ import shlex
 import shutil
 
 import pytest
-
 from project_paths import REPO, SAMPLE
 from switch_test_support import finish, playbook, vault_password_file, write_cumulus_sample
 

@@ -12,7 +12,6 @@ import subprocess
 
 import pytest
 import yaml
-
 from project_paths import REPO
 from switch_test_support import vault_password_file, write_cumulus_sample
 

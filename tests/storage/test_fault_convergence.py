@@ -9,8 +9,9 @@ from __future__ import annotations
 import collections
 
 import pytest
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_ontap import plan as ontap_plan
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_ontap import plan as ontap_plan
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]
 FAULT_RUNS = 3

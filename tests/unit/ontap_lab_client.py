@@ -11,10 +11,11 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 
 sys.path.insert(0, str(REPO / "lab" / "ontap"))
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site  # noqa: E402
 from ontap_lab.api import Api  # noqa: E402
 from ontap_lab.seed import seed_state, set_admin_password  # noqa: E402
 from ontap_lab.state import Store  # noqa: E402
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site  # noqa: E402
 
 ADMIN_PASSWORD = "lab-admin-pass1"
 LAB_MODEL = load_site(str(REPO / "inventories" / "lab")).model
@@ -28,7 +29,7 @@ class Client:
         self.user = user
         self.password = password
 
-    def as_user(self, user: str, password: str) -> "Client":
+    def as_user(self, user: str, password: str) -> Client:
         return Client(self.api, user, password)
 
     def call(self, method: str, path: str, body=None, params: dict | None = None, auth: bool = True):

@@ -4,9 +4,9 @@ from __future__ import annotations
 import copy
 import re
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site
-
 from project_paths import SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
 
 _CACHE: dict[str, dict] = {}
 

@@ -51,7 +51,7 @@ def installed(tmp_path_factory) -> dict:
         members = archive.getnames()
     assert not [member for member in members if "__pycache__" in member or member.startswith("tests/output")]
     for needed in ("meta/runtime.yml", "playbooks/site.yml", "playbooks/layers/compute.yml", "roles/dgx_node/meta/argument_specs.yml",
-                   "plugins/module_utils/aipod_site/model.py", "schemas/site.schema.json"):
+                   "plugins/plugin_utils/aipod_site/model.py", "schemas/site.schema.json"):
         assert needed in members, needed
     install = subprocess.run([str(BIN / "ansible-galaxy"), "collection", "install", "--offline", "-p", str(target), str(tarball)], **user)
     assert install.returncode == 0, install.stdout + install.stderr

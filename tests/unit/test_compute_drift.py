@@ -11,10 +11,10 @@ import copy
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import fstab
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.files import sha1
 from ansible_collections.ontap_ai.pod.plugins.filter.aipod_compute import FilterModule
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import fstab
 from ansible_collections.ontap_ai.pod.plugins.modules import dgx_host_facts
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute.files import sha1
 
 FILTERS = FilterModule().filters()
 DRIFT = FILTERS["aipod_compute_drift"]

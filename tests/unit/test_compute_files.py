@@ -1,4 +1,4 @@
-"""The text of the files the compute layer keeps on a DGX (module_utils/aipod_compute/files.py).
+"""The text of the files the compute layer keeps on a DGX (plugin_utils/aipod_compute/files.py).
 
 Each expected text below is what the role's former Jinja templates rendered through Ansible for the
 same input, byte for byte: a host converged by an earlier release must read as "no difference",
@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import files
 from ansible_collections.ontap_ai.pod.plugins.filter.aipod_compute import FilterModule
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import files
 
 FILTERS = FilterModule().filters()
 MANAGED = "Ansible managed"

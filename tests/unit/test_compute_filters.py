@@ -21,7 +21,7 @@ def test_ring_sizes_are_capped_and_unsupported_nics_left_out():
 
 
 def test_compute_plans_of_the_lab_pod():
-    from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
     model = load_site("inventories/lab").model
     plans = FILTERS["aipod_compute_plans"](model, ["dgx01", "dgx02"])
     assert sorted(plans) == ["dgx01", "dgx02"]
@@ -38,7 +38,7 @@ def test_compute_plans_of_the_lab_pod():
 
 
 def test_storage_networks_are_the_subnets_then_the_static_routes():
-    from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.model import storage_destinations
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.model import storage_destinations
     nics = [{"cidr": "10.0.1.5/24", "routes": [{"to": "10.9.0.0/16", "via": "10.0.1.1"}]}, {"cidr": "10.0.2.5/25", "routes": []}]
     assert storage_destinations(nics) == ["10.0.1.0/24", "10.0.2.0/25", "10.9.0.0/16"]
 

@@ -5,14 +5,14 @@ import grp
 import hashlib
 import json
 import os
-import pathlib
 import pwd
 
 import pytest
 from ansible.module_utils.testing import patch_module_args
+from project_paths import COLLECTION
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import drift, files
 from ansible_collections.ontap_ai.pod.plugins.modules import dgx_host_facts as facts
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import drift, files
 
 MLX_RINGS = """Ring parameters for enp225s0f0:
 Pre-set maximums:
@@ -107,7 +107,7 @@ def test_active_nfs_mounts_from_proc_mounts():
 
 
 # ----------------------------------------------------------------------------- the module's main()
-A100_XML = (pathlib.Path(__file__).parents[1] / "fixtures" / "nvidia-smi" / "dgx-a100.xml")
+A100_XML = COLLECTION / "tests/unit/plugins/module_utils/aipod_compute/fixtures/dgx-a100.xml"
 
 
 def run_main_with_gpus(monkeypatch, capsys, tmp_path, xml: str, args: dict) -> tuple[int, dict]:

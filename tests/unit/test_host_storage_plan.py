@@ -6,9 +6,9 @@ import copy
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as site_model
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site
 from ansible_collections.ontap_ai.pod.plugins.filter.aipod_compute import FilterModule
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as site_model
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
 
 BASE = {
     "networks": [

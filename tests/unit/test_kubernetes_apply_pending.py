@@ -7,11 +7,12 @@ the manifests with field manager aipod (managedFields included).
 from __future__ import annotations
 
 import base64
-import json
 import copy
+import json
 
 import pytest
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import kubernetes as k
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import kubernetes as k
 
 CLASS = {
     "apiVersion": "storage.k8s.io/v1",

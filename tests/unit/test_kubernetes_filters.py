@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 from ansible.errors import AnsibleFilterError
+
 from ansible_collections.ontap_ai.pod.plugins.filter import aipod_kubernetes as f
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 import copy
 
 import pytest
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import kubernetes as k
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.validate import validate_site
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import kubernetes as k
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import validate_site
 
 
 @pytest.fixture(scope="module")

@@ -4,10 +4,10 @@ from __future__ import annotations
 import copy
 
 import pytest
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import rules
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site
-
 from test_kubernetes_model import ANF
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import rules
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
 
 
 @pytest.fixture
@@ -96,7 +96,7 @@ def test_storage_class_nfs_version_must_be_enabled_on_the_svm(site):
 def test_schema_accepts_anf_export_cidrs_and_refuses_a_bad_one(decrypt, tmp_path):
     import shutil
 
-    from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.validate import validate_site
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import validate_site
 
     target = tmp_path / "inventories" / "sample"
     shutil.copytree("inventories/sample", target)

@@ -5,8 +5,9 @@ import copy
 import pathlib
 
 import pytest
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as site_model
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as site_model
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "inventories" / "sample"

@@ -5,7 +5,6 @@ import json
 import sys
 
 import pytest
-
 from project_paths import REPO
 
 sys.path.insert(0, str(REPO / "lab" / "nxos"))

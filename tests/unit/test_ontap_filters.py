@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pytest
 from ansible.errors import AnsibleFilterError
-from ansible_collections.ontap_ai.pod.plugins.filter.aipod_ontap import FilterModule
 from ontap_lab_client import LAB_MODEL
+
+from ansible_collections.ontap_ai.pod.plugins.filter.aipod_ontap import FilterModule
 
 FILTERS = FilterModule().filters()
 

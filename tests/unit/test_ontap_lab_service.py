@@ -7,9 +7,9 @@ import threading
 
 import pytest
 import requests
-from ontap_lab_client import ADMIN_PASSWORD, fresh_api
 from ontap_lab.pki import ensure_pki
 from ontap_lab.service import CallLog, Faults, Service, resource_of
+from ontap_lab_client import ADMIN_PASSWORD, fresh_api
 
 
 def free_port() -> int:

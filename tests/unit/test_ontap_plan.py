@@ -10,11 +10,12 @@ import copy
 import json
 
 import pytest
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_ontap import plan as ontap_plan
-from ontap_lab_client import ADMIN_PASSWORD, LAB_MODEL, REPO, Client, fresh_api
 from ontap_lab.api import Api
 from ontap_lab.seed import set_admin_password
 from ontap_lab.state import State
+from ontap_lab_client import ADMIN_PASSWORD, LAB_MODEL, REPO, Client, fresh_api
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_ontap import plan as ontap_plan
 
 GOLDEN = REPO / "tests" / "golden" / "ontap_lab_converged.json"
 # What each role reads: (API, fields, extra query), as in roles/ontap_*/tasks/plan.yml.

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import pytest
-
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import validate_site
 from corpus import build_case, cases, lab_secret_values, load_case
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
 
 CASES = cases()
 

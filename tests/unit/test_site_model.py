@@ -4,10 +4,10 @@ from __future__ import annotations
 import collections
 
 import pytest
-
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as m
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site
 from project_paths import LAB, SAMPLE
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
 
 
 @pytest.fixture(scope="module")

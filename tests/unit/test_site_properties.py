@@ -3,16 +3,16 @@ finding it reports carries a location (a file, and a line wherever the file has 
 from __future__ import annotations
 
 import copy
-import os
 import dataclasses
+import os
 import shutil
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from project_paths import SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import GLOBAL_KEYS, HOST_KEYS, load_site
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.validate import check_model, validate_site
-from project_paths import SAMPLE, make_decryptor, SAMPLE_VAULT_PASSWORD
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import GLOBAL_KEYS, HOST_KEYS, load_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import check_model, validate_site
 
 SITE = load_site(str(SAMPLE), decrypt=make_decryptor(SAMPLE_VAULT_PASSWORD))
 

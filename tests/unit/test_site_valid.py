@@ -5,11 +5,11 @@ import json
 import pathlib
 
 import pytest
+from corpus import apply_edit
 from jsonschema import Draft202012Validator
+from project_paths import COLLECTION, LAB, SAMPLE
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import validate_site
-from corpus import apply_edit, build_case
-from project_paths import COLLECTION, LAB, REPO, SAMPLE
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
 
 
 def errors_of(report):
@@ -41,7 +41,7 @@ def test_every_model_file_names_its_schema_for_editors(inventory: pathlib.Path):
         text = path.read_text()
         if text.startswith("$ANSIBLE_VAULT"):
             continue
-        line = next(l for l in text.splitlines() if "yaml-language-server" in l)
+        line = next(entry for entry in text.splitlines() if "yaml-language-server" in entry)
         target = (path.parent / line.split("$schema=")[1].strip()).resolve()
         assert target.is_file(), f"{path}: modeline points at {target}"
 

@@ -5,10 +5,10 @@ import csv
 import io
 
 import pytest
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_network import cabling
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as m
-
 from switch_test_models import sample_model
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import cabling
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 
 @pytest.fixture(scope="module")

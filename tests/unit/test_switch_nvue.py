@@ -4,10 +4,10 @@ from __future__ import annotations
 import shlex
 
 import pytest
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_network import nvue
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as m
-
 from switch_test_models import cumulus_model
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import nvue
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 
 @pytest.fixture(scope="module")

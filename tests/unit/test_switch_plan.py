@@ -1,9 +1,9 @@
 """The switch plan's platform names, port-channel members, far-end member mapping and cabling plan."""
 from __future__ import annotations
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as m
-
 from switch_test_models import cumulus_model, sample_model
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 
 def test_nxos_names_port_channels_and_peer_link():

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
-
-from project_paths import COLLECTION, REPO
+from project_paths import COLLECTION
 
 TYPES = {"int": int, "bool": bool, "str": str}
 

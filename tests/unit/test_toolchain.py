@@ -9,7 +9,6 @@ import re
 import yaml
 from ansible.module_utils.compat.version import LooseVersion
 from ansible.release import __version__ as ansible_core_version
-
 from project_paths import REPO
 
 

@@ -5,10 +5,11 @@ import sys
 import time
 
 import pytest
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import gpus
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import verification
-from ansible_collections.ontap_ai.pod.plugins.modules import dgx_host_facts, dgx_verify
 from project_paths import REPO
+
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import gpus
+from ansible_collections.ontap_ai.pod.plugins.modules import dgx_host_facts, dgx_verify
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import verification
 
 sys.path.insert(0, str(REPO / "lab" / "ontap"))
 from ontap_lab import lifhost  # noqa: E402

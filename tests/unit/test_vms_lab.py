@@ -7,13 +7,14 @@ import sys
 
 import pytest
 import yaml
-
 from project_paths import REPO
 
 sys.path.insert(0, str(REPO / "lab" / "vms"))
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site  # noqa: E402
-from vmlab import datapath, plan as vmplan, qemu, seed  # noqa: E402
+from vmlab import datapath, qemu, seed  # noqa: E402
+from vmlab import plan as vmplan
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site  # noqa: E402
 
 VM_INVENTORY = REPO / "inventories" / "lab-vm"
 

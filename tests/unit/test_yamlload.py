@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.yamlload import VaultValue, YamlProblem, is_vault_file, load_with_lines
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.yamlload import VaultValue, YamlProblem, is_vault_file, load_with_lines
 
 
 def test_lines_of_keys_and_items():

@@ -1,6 +1,6 @@
 """The VM lab for tests: started through lab/lab (from its snapshots when they fit), reached over SSH.
 
-Test modules import the fixture: ``from lab_vms import vm_lab  # noqa: F401``.
+tests/vms/conftest.py imports the fixture for the tests beside it.
 
 The session starts `lab/lab start vms` once and stops the VMs at the end if it started them
 (the next start restores the snapshot, so every session begins from the same booted state).
@@ -16,12 +16,11 @@ import sys
 import time
 
 import pytest
-
 from project_paths import REPO
 
 sys.path.insert(0, str(REPO / "lab" / "vms"))
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site  # noqa: E402
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site  # noqa: E402
 
 VM_INVENTORY = REPO / "inventories" / "lab-vm"
 LAB_DIR = os.environ.get("AIPOD_LAB_DIR", str(REPO / ".lab"))

@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from lab_vms import vm_lab  # noqa: F401  (fixture)
 from vmlab import datapath
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]

@@ -12,7 +12,8 @@ import re
 import threading
 import time
 import urllib.parse
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import query
 from .errors import JobError, OntapError, not_found
@@ -50,7 +51,7 @@ class Context:
     body: Any
     user: dict
     svm_scope: str | None  # owner SVM uuid of an SVM-scoped account, else None
-    api: "Api"
+    api: Api
 
     @property
     def state(self) -> State:

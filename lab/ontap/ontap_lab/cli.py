@@ -74,7 +74,7 @@ def _vault():
 def load_ontap_model(inventory: str) -> dict:
     """The ``ontap`` section of the inventory's site model, read with the bundle's own loader."""
     sys.path.insert(0, REPO)
-    from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site  # noqa: E402  (path set just above)
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site  # noqa: E402  (path set just above)
 
     vault = None
     try:
@@ -90,8 +90,8 @@ def load_ontap_model(inventory: str) -> dict:
 
 def admin_password(inventory: str) -> str:
     """The cluster admin password from the inventory's vault (never printed, never passed on)."""
-    sys.path.insert(0, REPO)
-    from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.secrets import inventory_secret  # noqa: E402  (path set just above)
+    sys.path[:0] = [REPO, os.path.join(REPO, "lab")]
+    from lab_secrets import inventory_secret  # noqa: E402  (path set just above)
 
     try:
         return inventory_secret(inventory, "vault_ontap_admin_password", os.environ.get("AIPOD_VAULT_PASSWORD_FILE"))
@@ -102,10 +102,10 @@ def admin_password(inventory: str) -> str:
 # ---------------------------------------------------------------------------- serve
 def serve(settings: Settings) -> None:
     from .api import Api
+    from .lifhost import NamespaceRealiser
     from .pki import ensure_pki
     from .seed import seed_state, set_admin_password
     from .service import CallLog, Faults, Service
-    from .lifhost import NamespaceRealiser
     from .state import Store
 
     os.makedirs(settings.state_dir, exist_ok=True)

@@ -32,7 +32,7 @@ def ensure_pki(directory: str, addresses: list[str], names: list[str]) -> dict[s
     """Paths of ca.pem, server.pem and server-key.pem, creating what is missing or stale."""
     os.makedirs(directory, mode=0o700, exist_ok=True)
     paths = {name: os.path.join(directory, f"{name}.pem") for name in ("ca", "ca-key", "server", "server-key")}
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     if not (os.path.isfile(paths["ca"]) and os.path.isfile(paths["ca-key"])):
         key = ec.generate_private_key(ec.SECP256R1())
         subject = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "ONTAP AI pod lab"),

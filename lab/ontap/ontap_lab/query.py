@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import fnmatch
 import urllib.parse
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .errors import OntapError, unexpected_argument
 

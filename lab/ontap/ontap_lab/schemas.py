@@ -47,7 +47,7 @@ SCHEMAS = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def schema_for(collection: str) -> marshmallow.Schema:
     module_name, class_name = SCHEMAS[collection]
     module = importlib.import_module(f"netapp_ontap.{module_name}")

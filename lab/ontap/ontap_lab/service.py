@@ -27,8 +27,9 @@ import sys
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 from .api import UUID, Api, Response
 from .errors import OntapError

@@ -15,7 +15,8 @@ import secrets
 import tempfile
 import threading
 import uuid as uuidlib
-from typing import Any, Iterator, Protocol
+from collections.abc import Iterator
+from typing import Any, Protocol
 
 STATE_VERSION = 1
 PASSWORD_HISTORY = 6

@@ -1,7 +1,7 @@
 """The VM lab (lab/vms): QEMU VMs with real kernels for what containers cannot prove.
 
 The plan and the data path derive from the site model through the bundle's own library
-(the collection's plugins/module_utils/aipod_site), made importable here.
+(the collection's plugins/plugin_utils/aipod_site), made importable here.
 """
 import os
 import sys

@@ -20,10 +20,12 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import yaml
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as m
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 BRIDGE = "br-storage"
 # Linux nfsd threads: ONTAP has no such knob; 32 serve 16 nconnect connections per client well.

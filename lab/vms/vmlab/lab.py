@@ -24,7 +24,8 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import datapath, qemu, seed
 from .plan import SSH_PORT, Plan, PlanError, Vm, build_plan
@@ -53,7 +54,7 @@ class Settings:
     accel: str  # auto, tcg or kvm
 
     @classmethod
-    def from_environment(cls) -> "Settings":
+    def from_environment(cls) -> Settings:
         root = os.environ.get("AIPOD_ROOT", ROOT)
         lab_dir = os.environ.get("AIPOD_LAB_DIR", os.path.join(root, ".lab"))
         limit = os.environ.get("AIPOD_LAB_DGX")
@@ -66,7 +67,7 @@ class Settings:
 # ---------------------------------------------------------------------------- the model
 def load_model(inventory: str) -> dict:
     """The site model of the inventory, validated first: a bad model boots nothing."""
-    from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.validate import validate_site  # noqa: E402  (the bundle's own library)
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import validate_site  # noqa: E402  (the bundle's own library)
 
     report = validate_site(inventory)
     if not report.ok:

@@ -19,7 +19,7 @@ import hashlib
 import ipaddress
 from typing import Any
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 SSH_PORT = 2222
 STORAGE_VM = "storage"

@@ -20,14 +20,14 @@ import uuid
 import pytest
 import testinfra
 import yaml
-
 from project_paths import COLLECTION, REPO
 
 sys.path.insert(0, str(REPO / "lab" / "vms"))
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as site_model  # noqa: E402
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site  # noqa: E402
 from vmlab import datapath  # noqa: E402
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as site_model  # noqa: E402
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site  # noqa: E402
 
 SCENARIO = pathlib.Path(__file__).resolve().parents[1]
 LAB_DIR = pathlib.Path(os.environ.get("AIPOD_LAB_DIR", REPO / ".lab")) / "vms"

@@ -1,13 +1,13 @@
-# -*- coding: utf-8 -*-
 """Action plugin: validate the site model on the control node before anything is touched."""
 from __future__ import annotations
 
 import os
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.validate import COLLECTION_ROOT, validate_site
 from ansible.errors import AnsibleError
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import COLLECTION_ROOT, validate_site
 
 DOCUMENTATION = "see plugins/modules/validate_site.py"
 

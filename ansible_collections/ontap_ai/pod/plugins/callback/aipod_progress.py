@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 """Callback: a line per pod layer as it finishes, a summary at the end, and the run report."""
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ description:
   - A report section that is a dict with C(title) and C(markdown) (for example the list of artefacts
     of C(playbooks/airgap_artifacts.yml)) is written into the Markdown report as it is.
 version_added: "1.0.0"
-author: ONTAP AI pod bundle contributors
+author: ONTAP AI pod bundle contributors (!UNKNOWN)
 requirements:
   - enable it in ansible.cfg (callbacks_enabled = aipod_progress)
 options:
@@ -122,7 +121,7 @@ class CallbackModule(CallbackBase):
         root = self.get_option("report_root")
         if not os.path.isabs(root):
             root = os.path.join(os.getcwd(), root)
-        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
         self._run_dir = os.path.join(root, f"{stamp}-{os.path.splitext(self._playbook)[0]}")
         os.makedirs(self._run_dir, exist_ok=True)
         latest = os.path.join(root, "latest")
@@ -137,7 +136,7 @@ class CallbackModule(CallbackBase):
     def _report_unreadable_inventory(self) -> None:
         """Ansible stops on a vars file that is not YAML without saying where; say it first, located."""
         try:
-            from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import load_site
+            from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
         except ImportError:
             return
         for source in context.CLIARGS.get("inventory") or ():
@@ -227,7 +226,7 @@ class CallbackModule(CallbackBase):
         out = [f"# Pod run report: {data['playbook']}", "",
                f"- result: **{'success' if data['ok'] else 'FAILED'}** in {data['seconds']} s",
                f"- inventory: `{data['inventory']}`",
-               f"- finished: {datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')}", ""]
+               f"- finished: {datetime.datetime.now(datetime.UTC).isoformat(timespec='seconds')}", ""]
         if os.path.exists(os.path.join(self._run_dir, "topology.svg")):
             out += ["![pod topology](topology.svg)", ""]
         validation = data.get("validation") or {}

@@ -1,12 +1,13 @@
-# -*- coding: utf-8 -*-
 """Filters that hand the roles values derived from the site model (docs: aipod_*.yml beside this file)."""
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as site_model
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site.inventory import GLOBAL_KEYS, HOST_KEYS
 from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as site_model
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import GLOBAL_KEYS, HOST_KEYS
 
 
 def aipod_model(hostvars: Mapping, groups: Mapping) -> dict[str, Any]:

@@ -1,16 +1,17 @@
-# -*- coding: utf-8 -*-
 """Filters that list what an air-gapped site mirrors (playbooks/airgap_artifacts.yml).
 
 Docs: aipod_deepops_artifacts.yml, aipod_trident_artifacts.yml, aipod_toolchain_artifacts.yml,
 aipod_artifacts_table.yml and aipod_artifacts_markdown.yml beside this file. The logic lives in
-plugins/module_utils/aipod_site/airgap.py (pure functions, unit-tested without Ansible).
+plugins/plugin_utils/aipod_site/airgap.py (pure functions, unit-tested without Ansible).
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import airgap
 from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import airgap
 
 
 def _mapping(value: Any, filter_name: str, what: str) -> Mapping[str, Any]:

@@ -1,19 +1,19 @@
-# -*- coding: utf-8 -*-
 """Filters of the compute layer: per-host values the dgx_* roles derive from the site model.
 
 Docs: aipod_host_storage_plan.yml, aipod_compute_plans.yml, aipod_storage_network_files.yml,
 aipod_tuning_files.yml, aipod_roce_unit.yml, aipod_ring_settings.yml, aipod_mounts_pending.yml, aipod_compute_drift.yml and aipod_sysctl_unavailable.yml
 beside this file. The derivation itself lives in
-plugins/module_utils/aipod_site/model.py with the others (one place for every derived value).
+plugins/plugin_utils/aipod_site/model.py with the others (one place for every derived value).
 """
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import drift as compute_drift
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import files as compute_files
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as site_model
 from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import drift as compute_drift
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import files as compute_files
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as site_model
 
 
 def _model(model: Mapping, name: str) -> dict:
@@ -87,7 +87,7 @@ def aipod_mounts_pending(mounts: list, active: Mapping, nics: list) -> list[dict
 def aipod_storage_network_files(nics: list, renderer: str, directory: str, host: str, managed: str = "Ansible managed") -> list[dict]:
     """The files that configure the storage NICs (from aipod_host_storage_plan) with this renderer.
 
-    config_files entries {dest, content, mode}, dest in directory (the text: module_utils/aipod_compute/files.py).
+    config_files entries {dest, content, mode}, dest in directory (the text: plugin_utils/aipod_compute/files.py).
     """
     if renderer not in compute_files.RENDERERS:
         raise AnsibleFilterError(f"aipod_storage_network_files: renderer must be netplan or networkd, got {renderer!r}")

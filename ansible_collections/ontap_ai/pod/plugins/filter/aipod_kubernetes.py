@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 """Filters that hand the Kubernetes and Trident roles values derived from the site model.
 
 Docs: aipod_trident_plan.yml, aipod_deepops_plan.yml, aipod_kubeconfig_source.yml,
@@ -6,14 +5,16 @@ aipod_kube_node_cidrs.yml, aipod_storage_class_changes.yml, aipod_snapshot_api_s
 aipod_k8s_apply_pending.yml, aipod_trident_secrets.yml and
 the verification judges (aipod_judge_*.yml, aipod_schedulable_nodes.yml,
 aipod_verification_result.yml) beside this file. The derivations live in
-plugins/module_utils/aipod_site/kubernetes.py, which the site validator uses too.
+plugins/plugin_utils/aipod_site/kubernetes.py, which the site validator uses too.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import kubernetes as site_kubernetes
 from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import kubernetes as site_kubernetes
 
 
 def _require_model(model: Any, name: str) -> dict:

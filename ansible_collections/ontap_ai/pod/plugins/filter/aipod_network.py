@@ -1,12 +1,13 @@
-# -*- coding: utf-8 -*-
 """Switch-layer filters: a switch plan in NX-OS or NVUE terms, and the pod's cabling plan (docs: aipod_*.yml)."""
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_network import cabling, nvue, nxos
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import model as site_model
 from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import cabling, nvue, nxos
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as site_model
 
 PLAN_KEYS = ("switch", "platform", "mtu", "vlans", "ports", "port_channels", "member_ports", "peer_link", "vpc")
 

@@ -1,12 +1,13 @@
-# -*- coding: utf-8 -*-
 """Filters of the storage layer: what differs between the site model and an ONTAP cluster (docs beside this file)."""
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_ontap import plan as ontap_plan
 from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_ontap import plan as ontap_plan
 
 
 def _model(model: Any, name: str) -> dict:

@@ -1,15 +1,16 @@
-# -*- coding: utf-8 -*-
 """Filters of the whole-pod verification (playbooks/verify.yml).
 
 Docs: aipod_plan_checks.yml, aipod_pod_verification.yml and
-aipod_verification_summary.yml beside this file; the logic is plugins/module_utils/aipod_site/verification.py.
+aipod_verification_summary.yml beside this file; the logic is plugins/plugin_utils/aipod_site/verification.py.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_site import verification
 from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import verification
 
 
 def aipod_plan_checks(plans: Any, source: str | None = None) -> list[dict]:

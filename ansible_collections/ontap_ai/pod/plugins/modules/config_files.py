@@ -1,5 +1,4 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 """Write several small configuration files (and directories) in one module run."""
 from __future__ import annotations
 
@@ -54,12 +53,14 @@ options:
   group:
     description: Group of every file and directory.
     type: str
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 attributes:
+  platform:
+    platforms: posix
   check_mode:
-    description: Reports what would be written without writing it.
     support: full
   diff_mode:
-    description: Shows each file's content before and after.
     support: full
 notes:
   - Meant for small text files (configuration, units, scripts); the content travels in the module arguments.

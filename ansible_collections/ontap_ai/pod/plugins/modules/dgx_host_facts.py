@@ -1,5 +1,4 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 """The facts the dgx_node role branches on, gathered in one pass: hardware present, capability detected."""
 from __future__ import annotations
 
@@ -42,7 +41,7 @@ description:
   - With O(refuse_unsafe), the module fails, before anything is changed, when the plan would harm the
     host or the host is not what the model says (see the option), and says every reason at once.
 version_added: "1.0.0"
-author: ONTAP AI pod bundle contributors
+author: ONTAP AI pod bundle contributors (!UNKNOWN)
 options:
   nics:
     description: Network interfaces to describe (the storage NICs of the site model).
@@ -115,7 +114,12 @@ options:
     default: false
 notes:
   - Only reads; check mode runs it the same way.
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.facts
 attributes:
+  platform:
+    platforms: posix
   check_mode:
     support: full
   diff_mode:
@@ -126,7 +130,7 @@ attributes:
 
 EXAMPLES = r"""
 - name: Detect what this host can do
-  dgx_host_facts:
+  ontap_ai.pod.dgx_host_facts:
     nics: [enp225s0f0, enp225s0f1]
     mgmt_addresses: ["{{ ansible_host }}"]
     packages: [nfs-common, ethtool]
@@ -178,12 +182,14 @@ import os
 import pwd
 import re
 import stat
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
+
+from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import fstab, gpus, nfs
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.nfs import active_nfs_mounts, nfs_capability
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.sysctl import proc_path
-from ansible.module_utils.basic import AnsibleModule
 
 __all__ = ["active_nfs_mounts", "nfs_capability"]  # the tests read them here, where the facts come from
 

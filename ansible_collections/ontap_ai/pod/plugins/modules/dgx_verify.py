@@ -18,7 +18,7 @@ description:
     capability) the mount cannot exist; the check then reads the persisted configuration (C(/etc/fstab))
     instead and says so.
 version_added: "1.0.0"
-author: ONTAP AI pod bundle contributors
+author: ONTAP AI pod bundle contributors (!UNKNOWN)
 options:
   nics:
     description: Storage NICs of the host (C(aipod_compute_plans) C(nics)), each with C(device), C(mtu), C(cidr), C(network).
@@ -65,7 +65,11 @@ options:
     default: 0.2
 notes:
   - Only reads and pings; check mode runs it the same way.
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 attributes:
+  platform:
+    platforms: posix
   check_mode:
     support: full
   diff_mode:
@@ -74,7 +78,7 @@ attributes:
 
 EXAMPLES = r"""
 - name: Check the data path of this DGX
-  dgx_verify:
+  ontap_ai.pod.dgx_verify:
     nics: "{{ plan.nics }}"
     lifs: "{{ model | aipod_data_lifs_for(inventory_hostname) }}"
     mounts: "{{ plan.mounts }}"
@@ -109,11 +113,13 @@ failed_checks:
 """
 
 import json
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any
+
+from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import gpus, nfs
-from ansible.module_utils.basic import AnsibleModule
 
 ICMP_AND_IP_HEADERS = 28
 
@@ -227,7 +233,7 @@ def _read_mtu(device: str) -> int | None:
 
 
 def _addresses(module: AnsibleModule, device: str) -> list[str]:
-    rc, out, _ = module.run_command(["ip", "-j", "-4", "addr", "show", "dev", device])
+    rc, out, _err = module.run_command(["ip", "-j", "-4", "addr", "show", "dev", device])
     if rc != 0 or not out.strip():
         return []
     return [f"{info['local']}/{info['prefixlen']}" for entry in json.loads(out) for info in entry.get("addr_info", [])]

@@ -1,5 +1,4 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 """Try each NFS mount once, bounded in time, and fail with a message naming what refused it."""
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ description:
     not admit the client), C(timeout) (no answer within O(timeout) seconds - the storage network,
     VLAN, MTU or LIF), or C(failed) (any other error of C(mount.nfs), quoted).
 version_added: "1.0.0"
-author: ONTAP AI pod bundle contributors
+author: ONTAP AI pod bundle contributors (!UNKNOWN)
 options:
   mounts:
     description: The mounts to probe (entries of C(aipod_mount_plan) plus the client's address).
@@ -67,7 +66,11 @@ notes:
   - Check mode probes too (a probe mounts and unmounts a temporary directory, and leaves nothing).
   - Needs the NFS client (C(mount.nfs)) and the privilege to mount; callers run it only where
     C(dgx_host_facts) says the host can mount.
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 attributes:
+  platform:
+    platforms: posix
   check_mode:
     support: full
   diff_mode:
@@ -76,7 +79,7 @@ attributes:
 
 EXAMPLES = r"""
 - name: Check that the NFS server admits this host
-  nfs_mount_probe:
+  ontap_ai.pod.nfs_mount_probe:
     timeout: 60
     mounts:
       - path: /mnt/data
@@ -104,10 +107,10 @@ results:
 import contextlib
 import os
 import shutil
-import subprocess
 import tempfile
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ansible.module_utils.basic import AnsibleModule
 

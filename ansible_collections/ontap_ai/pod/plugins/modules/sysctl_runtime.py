@@ -1,5 +1,4 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 """Set kernel parameters in the running kernel where this host can, and say where it cannot."""
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ description:
     values (C(/etc/sysctl.d)) is the caller's job; this module changes only the running kernel.
   - Values are compared with whitespace normalised (C(4096 87380 134217728) equals the tab-separated form).
 version_added: "1.0.0"
-author: ONTAP AI pod bundle contributors
+author: ONTAP AI pod bundle contributors (!UNKNOWN)
 options:
   settings:
     description: Parameter name (dotted, e.g. C(net.core.rmem_max)) to value.
@@ -23,7 +22,11 @@ options:
     required: true
 notes:
   - Check mode reports what would change without writing.
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 attributes:
+  platform:
+    platforms: posix
   check_mode:
     support: full
   diff_mode:
@@ -32,7 +35,7 @@ attributes:
 
 EXAMPLES = r"""
 - name: Apply the NFS tuning to the running kernel where possible
-  sysctl_runtime:
+  ontap_ai.pod.sysctl_runtime:
     settings:
       net.core.rmem_max: 268435456
       sunrpc.tcp_max_slot_table_entries: 128
@@ -55,8 +58,9 @@ unavailable:
 import errno
 import os
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.sysctl import READ_ONLY, normalise, plan, proc_path
 from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.sysctl import READ_ONLY, normalise, plan, proc_path
 
 __all__ = ["normalise", "plan", "proc_path"]
 

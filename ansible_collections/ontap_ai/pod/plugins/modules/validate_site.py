@@ -1,5 +1,4 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 """Documentation of the validate_site action plugin (plugins/action/validate_site.py does the work)."""
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ description:
   - A sizing check compares the GPUs' ingest demand with the storage supply and warns when it falls short.
   - Runs on the control node only; it contacts nothing.
 version_added: "1.0.0"
-author: ONTAP AI pod bundle contributors
+author: ONTAP AI pod bundle contributors (!UNKNOWN)
 options:
   inventory:
     description:
@@ -40,7 +39,11 @@ options:
     type: path
 notes:
   - Action plugin; check mode changes nothing because the task never changes anything.
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 attributes:
+  platform:
+    platforms: posix
   check_mode:
     support: full
   diff_mode:
@@ -49,10 +52,10 @@ attributes:
 
 EXAMPLES = r"""
 - name: Validate the site model (first play of site.yml)
-  validate_site:
+  ontap_ai.pod.validate_site:
 
 - name: Validate another inventory, failing on warnings too
-  validate_site:
+  ontap_ai.pod.validate_site:
     inventory: inventories/sample
     fail_on_warnings: true
 """

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 """Mitogen's linear strategy, found beside the playbooks (no ansible.cfg path into the virtualenv).
 
 The compute play runs with it by default: Mitogen keeps one Python interpreter per host over a single
@@ -14,7 +13,22 @@ DOCUMENTATION = """
     short_description: Mitogen's linear strategy (ansible_mitogen), under the bundle's name
     description:
         - Task-by-task like C(linear), with Mitogen's connection multiplexing and in-process module execution.
-    author: ONTAP AI pod bundle contributors
+    requirements:
+        - mitogen (requirements.txt pins the release the bundle is tested with)
+    author: ONTAP AI pod bundle contributors (!UNKNOWN)
 """
 
-from ansible_mitogen.plugins.strategy.mitogen_linear import StrategyModule  # noqa: F401,E402  (re-exported)
+from ansible.errors import AnsibleError
+
+try:
+    from ansible_mitogen.plugins.strategy.mitogen_linear import StrategyModule
+except ImportError as error:  # Mitogen is optional: say so when a play asks for it, not when Ansible lists plugins
+    from ansible.plugins.strategy.linear import StrategyModule as _LinearStrategy
+
+    _MITOGEN_MISSING = str(error)
+
+    class StrategyModule(_LinearStrategy):  # type: ignore[no-redef]
+        def __init__(self, *args, **kwargs):
+            raise AnsibleError(f"strategy ontap_ai.pod.aipod_mitogen_linear needs Mitogen (pip install mitogen): {_MITOGEN_MISSING}")
+
+__all__ = ["StrategyModule"]

@@ -1,6 +1,5 @@
-"""What the compute layer decides about a DGX from readings of it.
+"""Readings of a DGX (fstab, GPUs, NFS, kernel parameters), shipped with the compute modules to the host.
 
-The readings (fstab, gpus, nfs, sysctl) are plain Python, imported by the compute modules through
-ansible.module_utils; drift.py runs on the controller (the aipod_compute filters) and uses Ansible's
-own merge_hash where it must agree with a task's combine().
+Plain Python and ansible.module_utils only. What the controller decides from these readings is in
+plugins/plugin_utils/aipod_compute.
 """

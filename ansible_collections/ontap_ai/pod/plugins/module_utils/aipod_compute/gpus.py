@@ -6,8 +6,9 @@ dgx_verify (the verification's GPU count).
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ElementTree
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
+from xml.etree import ElementTree
 
 NO_DEVICES = re.compile(r"No devices were found", re.IGNORECASE)
 ECC_KEYS = ("volatile_correctable", "volatile_uncorrectable", "aggregate_correctable", "aggregate_uncorrectable")

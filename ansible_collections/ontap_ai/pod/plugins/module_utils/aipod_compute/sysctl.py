@@ -6,7 +6,8 @@ whether a host needs converging (drift.py, from the readings of dgx_host_facts).
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 PROC_SYS = "/proc/sys"
 ABSENT = "not in this kernel (or not in this network namespace)"

@@ -18,7 +18,8 @@ import dataclasses
 import difflib
 import os
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .findings import Finding, Location
 from .yamlload import Decryptor, VaultValue, YamlProblem, is_vault_file, load_with_lines

@@ -4,9 +4,10 @@ from __future__ import annotations
 import pathlib
 
 import pytest
+
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import gpus as gpu_facts
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "nvidia-smi"
+FIXTURES = pathlib.Path(__file__).resolve().parent / "fixtures"
 V100 = (FIXTURES / "dgx1-v100.xml").read_text()
 A100 = (FIXTURES / "dgx-a100.xml").read_text()
 

@@ -1,7 +1,7 @@
 """VLAN list text, as switches print it."""
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 
 def compress(vlans: Iterable[int]) -> str:

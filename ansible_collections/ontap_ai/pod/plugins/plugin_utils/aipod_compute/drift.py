@@ -3,19 +3,22 @@
 The compute layer reads a host once (dgx_host_facts, which also reads the SHA-1, mode and owner of
 every file the role keeps) and builds the text of the files it wants (files.py). ``differences``
 compares the reading with the plan and those files and lists every way the host differs, in words;
-the layer writes files and runs its configuring tasks only on a host with a difference. Each comparison mirrors the task it stands for (the same module's rules, not a looser
-test), so that an empty list means every one of those tasks would report ok. Where a reading is
-missing, the host counts as different: a needless converge is slower, a missed one is wrong.
+the layer writes files and runs its configuring tasks only on a host with a difference. Each
+comparison mirrors the task it stands for (the same module's rules, not a looser test), so that an
+empty list means every one of those tasks would report ok. Where a reading is missing, the host
+counts as different: a needless converge is slower, a missed one is wrong.
 """
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ansible.utils.vars import merge_hash
 
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import fstab, sysctl
+
 from . import files as kept_files
-from . import fstab, sysctl
 
 LIVE_NETWORK_DIR = {"netplan": "/etc/netplan", "networkd": "/etc/systemd/network"}
 
@@ -157,8 +160,9 @@ def differences(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) 
     """Every way the host differs from its plan; [] when the compute layer has nothing to change.
 
     plan: the host's compute plan (aipod_compute_plans); host: dgx_host_facts' aipod_host; kept: the
-    arguments of the role's config_files task (files with their content, directories, owner, group); settings: network_files (staged paths), sysctl, mount_extra_options,
-    rings (aipod_ring_settings), rings_unit, roce_unit, roce_ready, nvidia_runtime_default, shell.
+    arguments of the role's config_files task (files with their content, directories, owner, group);
+    settings: network_files (staged paths), sysctl, mount_extra_options, rings (aipod_ring_settings),
+    rings_unit, roce_unit, roce_ready, nvidia_runtime_default, shell.
     """
     found = [f"package {name} is not installed" for name in host.get("packages_missing") or []]
     found += _files(kept, host.get("files") or {})

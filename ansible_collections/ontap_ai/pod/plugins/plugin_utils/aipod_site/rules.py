@@ -10,7 +10,8 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from . import kubernetes as k
 from . import model as m
@@ -173,7 +174,7 @@ def networks_sane(ctx: Context) -> None:
                       f"did you mean {loose.with_prefixlen}?")
         if loose is None:
             continue
-        for other, other_name, other_index in subnets:
+        for other, other_name, _other_index in subnets:
             if loose.overlaps(other):
                 ctx.error("subnet", path + ("subnet",), f"{loose} overlaps network '{other_name}' ({other})",
                           "give each network a separate subnet")
@@ -504,7 +505,8 @@ def data_lifs(ctx: Context) -> None:
             for node in ctx.node_names:
                 if node not in nodes:
                     ctx.error("lif-per-node", path,
-                              f"node {node} has no data LIF of SVM {svm.get('name')} on network '{network_name}' (pNFS and balanced mounts need one on every node)",
+                              f"node {node} has no data LIF of SVM {svm.get('name')} on network '{network_name}' "
+                              "(pNFS and balanced mounts need one on every node)",
                               f"add a LIF on a {network_name} port of {node}")
 
 
@@ -562,10 +564,12 @@ def flexgroups(ctx: Context) -> None:
                 constituents = per_aggregate * len(aggregates)
                 if size / constituents < MIN_CONSTITUENT_BYTES:
                     ctx.error("flexgroup", path + ("size",),
-                              f"{flexgroup.get('size')} over {constituents} constituents is {size / constituents / 1024 ** 3:.1f} GB each, below the 100 GB a constituent needs",
+                              f"{flexgroup.get('size')} over {constituents} constituents is {size / constituents / 1024 ** 3:.1f} GB each, "
+                              "below the 100 GB a constituent needs",
                               f"grow the FlexGroup to at least {constituents * 100}GB or use fewer constituents")
             if "export_policy" in flexgroup and flexgroup.get("export_policy") not in policies:
-                ctx.error("dangling-reference", path + ("export_policy",), f"export policy {flexgroup.get('export_policy')} is not declared in SVM {svm.get('name')}",
+                ctx.error("dangling-reference", path + ("export_policy",),
+                          f"export policy {flexgroup.get('export_policy')} is not declared in SVM {svm.get('name')}",
                           f"use one of {', '.join(sorted(p for p in policies if p))}")
             if "snapshot_policy" in flexgroup and flexgroup.get("snapshot_policy") not in snapshot_policies:
                 ctx.error("dangling-reference", path + ("snapshot_policy",), f"snapshot policy {flexgroup.get('snapshot_policy')} is not declared",
@@ -642,7 +646,8 @@ def export_policies(ctx: Context) -> None:
             missing = [n for n in kube_networks if n not in admits.get((svm.get("name"), root), set())]
             if missing:
                 ctx.error("root-export", root_path,
-                          f"root volume policy {root} of SVM {svm.get('name')} does not admit the Kubernetes node network(s) {', '.join(missing)}; Trident mounts would fail",
+                          f"root volume policy {root} of SVM {svm.get('name')} does not admit the Kubernetes node network(s) {', '.join(missing)}; "
+                          "Trident mounts would fail",
                           f"add a rule for {', '.join(missing)} to export policy {root}")
     for mount_index, mount in enumerate(m.as_list(m.as_dict(ctx.model.get("compute")).get("mounts"))):
         mount = m.as_dict(mount)
@@ -656,7 +661,8 @@ def export_policies(ctx: Context) -> None:
             for plan in ctx.mount_plan(host):
                 if plan["path"] == mount.get("path") and plan["network"] not in admitted:
                     ctx.error("export", ("compute", "mounts", mount_index),
-                              f"{host} mounts {mount.get('path')} over network '{plan['network']}', which export policy {flexgroup['export_policy']} does not admit",
+                              f"{host} mounts {mount.get('path')} over network '{plan['network']}', "
+                              f"which export policy {flexgroup['export_policy']} does not admit",
                               f"add {plan['network']} to a rule of {flexgroup['export_policy']}")
 
 
@@ -830,7 +836,8 @@ def _check_far_end(ctx: Context, switch: str, entry: dict, path: tuple, cabled: 
             ctx.error("dangling-reference", path + ("connects_to", "nic"), f"{end['device']} has no NIC or bond named {end['interface']}",
                       f"declare it in host_vars/{end['device']}.yml (storage_nics or inband)")
             return
-        is_bond = end.get("nic_kind") == "inband" and bool(m.as_dict(m.as_dict(ctx.dgx.get(end["device"]) or ctx.servers.get(end["device"])).get("inband")).get("members"))
+        attached = m.as_dict(ctx.dgx.get(end["device"]) or ctx.servers.get(end["device"]))
+        is_bond = end.get("nic_kind") == "inband" and bool(m.as_dict(attached.get("inband")).get("members"))
         if bundle and not is_bond:
             ctx.error("switch-port", path + ("connects_to",), f"port-channel leads to {end['description']}, which is not a bond",
                       "connect a port-channel to a bond (inband with members), or use a plain port")
@@ -893,7 +900,8 @@ def _check_port_settings(ctx: Context, switch: str, settled: dict, entry: dict, 
     if needed > 1500 and settled["mtu"] < JUMBO_SWITCH_MTU:
         if "mtu" in entry:
             ctx.error("mtu", path + ("mtu",),
-                      f"{settled['name']} has MTU {settled['mtu']} but {end.get('description')} sends {needed}-byte frames; jumbo paths need {JUMBO_SWITCH_MTU} on the switch",
+                      f"{settled['name']} has MTU {settled['mtu']} but {end.get('description')} sends {needed}-byte frames; "
+                      f"jumbo paths need {JUMBO_SWITCH_MTU} on the switch",
                       f"set this port's mtu to {JUMBO_SWITCH_MTU} (or drop it to use the switch's)")
         else:
             return settled["name"]
@@ -933,8 +941,8 @@ def vpc_pairs(ctx: Context) -> None:
         if m.as_dict(vpc.get("peer_link")).get("port_channel") != m.as_dict(peer_vpc.get("peer_link")).get("port_channel"):
             ctx.warning("vpc", path + ("peer_link", "port_channel"), f"peer-link port-channel differs from {peer}'s",
                         "use the same id on both peers for readability")
-        _, mine = m.switch_entries(ctx.model, switch)
-        _, theirs = m.switch_entries(ctx.model, peer)
+        mine = m.switch_entries(ctx.model, switch)[1]
+        theirs = m.switch_entries(ctx.model, peer)[1]
         their_by_vpc = {c["vpc"]: c for c in theirs}
         for index, channel in enumerate(mine):
             other = their_by_vpc.get(channel["vpc"])
@@ -1149,8 +1157,9 @@ def trident_backends(ctx: Context) -> None:
         for version in versions:
             if version in enabled and not enabled[version]:
                 ctx.error("mount-options", ("trident", "storage_classes", index, "mount_options"),
-                          f"StorageClass {storage_class.get('name')} mounts with NFS {version}, which SVM {svm['name']} (backend {backend_name}) does not enable",
-                          f"enable it in the SVM's nfs settings or change the mount option")
+                          f"StorageClass {storage_class.get('name')} mounts with NFS {version}, "
+                          f"which SVM {svm['name']} (backend {backend_name}) does not enable",
+                          "enable it in the SVM's nfs settings or change the mount option")
             elif version not in enabled:
                 ctx.warning("mount-options", ("trident", "storage_classes", index, "mount_options"),
                             f"StorageClass {storage_class.get('name')} asks for NFS {version}; the model enables only 3 and 4.1 on SVM {svm['name']}",
@@ -1178,7 +1187,7 @@ def secrets(ctx: Context) -> None:
     for name, path in needed.items():
         if name not in known:
             ctx.error("secret", path, f"the secret {name} is missing",
-                      f"add it to group_vars/all/vault.yml (ansible-vault edit) ")
+                      "add it to group_vars/all/vault.yml (ansible-vault edit) ")
 
 
 @rule

@@ -1,4 +1,4 @@
-"""Read secret values of an inventory (for the lab, which creates its endpoints with them).
+"""Read secret values of an inventory (for the lab, which creates its endpoints with them; not part of the collection).
 
 Secrets are `vault_*` variables in group_vars, either in a whole-file vault or as inline
 `!vault` values. Roles get them from Ansible; this reader exists for the lab components and the
@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from .yamlload import VAULT_HEADER
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.yamlload import VAULT_HEADER
 
 
 def _vault(password_file: str):

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 DEFAULT_SWITCH_MTU = 9216
 VLAN_PORT = re.compile(r"^(?P<base>[a-z][a-z0-9]*?)-(?P<vlan>[0-9]{1,4})$")

@@ -19,7 +19,8 @@ NetApp's AIPod deployment guide (NVA-1173).
 from __future__ import annotations
 
 import shlex
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .vlans import compress
 

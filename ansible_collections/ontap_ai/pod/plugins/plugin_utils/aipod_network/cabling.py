@@ -9,7 +9,8 @@ import csv
 import html
 import io
 import re
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 CSV_COLUMNS = ("switch", "port", "kind", "channel", "device", "device_kind", "device_port", "bundle",
                "mode", "vlans", "native_vlan", "speed", "mtu", "pfc", "description")

@@ -15,7 +15,8 @@ class-default included, and `mtu` on every interface.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .vlans import compress
 

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 Path = tuple  # a key path into the model, e.g. ("ontap", "svms", 0, "name")
 

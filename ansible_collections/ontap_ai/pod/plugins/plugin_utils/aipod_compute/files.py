@@ -10,7 +10,8 @@ dgx_node_managed_comment ("Ansible managed", what ansible_managed gives template
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 NETPLAN_FILE = "60-aipod-storage.yaml"
 RENDERERS = ("netplan", "networkd")

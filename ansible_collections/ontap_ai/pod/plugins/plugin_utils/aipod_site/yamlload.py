@@ -6,7 +6,8 @@ accepts (a key written twice in one mapping keeps only the last value).
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import yaml
 

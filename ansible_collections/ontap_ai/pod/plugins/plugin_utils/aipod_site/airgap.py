@@ -21,7 +21,8 @@ report are one list:
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 FIELDS = ("group", "kind", "name", "version", "source", "upstream", "variable", "note")
 PIN = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?\s*==\s*([^\s;#]+)")
@@ -103,7 +104,7 @@ def trident_images(plan: Mapping[str, Any], sources: Mapping[str, str], sidecars
     images = [("trident-operator", version, sources["trident"]), ("trident", version, sources["trident"]),
               ("trident-autosupport", minor, sources["trident"])]
     for sidecar in sidecars:
-        name, _, tag = str(sidecar).partition(":")
+        name, _colon, tag = str(sidecar).partition(":")
         images.append((name, tag, sources["csi"]))
     out = []
     for name, tag, upstream_registry in images:
@@ -146,7 +147,7 @@ def trident_artifacts(plan: Mapping[str, Any], settings: Mapping[str, Any]) -> l
                             crds_url or "bundled: roles/trident/files/snapshot-crds.yml", "trident_snapshot_crds_url",
                             when + ("" if crds_url else "; nothing to mirror")))
         image = str(settings.get("snapshot_controller_image") or "")
-        name, _, tag = image.rpartition("/")[2].partition(":")
+        name, _colon, tag = image.rpartition("/")[2].partition(":")
         out.append(artifact("trident", "container image", name, tag, image,
                             "trident_snapshot_controller_image", when + "; by default under trident.install.image_registry",
                             upstream=f"{settings['image_sources']['csi']}/{name}:{tag}"))
@@ -161,7 +162,7 @@ def toolchain_artifacts(requirements_txt: str, constraints_txt: str, requirement
     out = []
     base = str(((ee_definition or {}).get("images") or {}).get("base_image", {}).get("name") or "")
     if base:
-        name, _, tag = base.rpartition("/")[2].partition(":")
+        name, _colon, tag = base.rpartition("/")[2].partition(":")
         out.append(artifact("toolchain", "container image", f"{name} (execution environment base)", tag or "latest", base,
                             "ansible-builder build --build-arg EE_BASE_IMAGE=<mirror>/...",
                             "only to build the AWX/AAP execution environment (docs/execution-environment.md)", upstream=base))

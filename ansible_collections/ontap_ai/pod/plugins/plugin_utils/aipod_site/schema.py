@@ -9,7 +9,8 @@ import difflib
 import functools
 import json
 import os
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .findings import Finding
 from .inventory import GLOBAL_KEYS, HOST_KEYS, Site

@@ -8,7 +8,8 @@ when none failed but something could not be checked.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 STATUSES = ("pass", "fail", "not_applicable", "not_checked")
 EXIT_CODES = {"pass": 0, "fail": 1, "not_checked": 2}
