@@ -20,11 +20,14 @@ def require_venv() -> None:
 
 
 def environment(inventory: Path | None = None, **extra: str) -> dict[str, str]:
-    """The caller's environment with the project's virtualenv and ansible.cfg, plain output, and the
-    lab sized by the inventory given (never by an AIPOD_LAB_DGX left in the shell)."""
+    """The caller's environment with the project's virtualenv and ansible.cfg, plain output, the lab's
+    vault id and a fact cache of its own (as scripts/site.sh runs the lab), and the lab sized by the
+    inventory given (never by an AIPOD_LAB_DGX left in the shell)."""
     env = dict(os.environ)
     env.update({"PATH": f"{VENV_BIN}:{env.get('PATH', '')}", "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-                "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "0", "ANSIBLE_DEPRECATION_WARNINGS": "false"})
+                "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "0", "ANSIBLE_DEPRECATION_WARNINGS": "false",
+                "ANSIBLE_VAULT_IDENTITY_LIST": f"lab@{ROOT / 'inventories' / 'lab' / 'vault-password.txt'}",
+                "ANSIBLE_CACHE_PLUGIN": "jsonfile", "ANSIBLE_CACHE_PLUGIN_CONNECTION": str(ROOT / ".cache" / "facts" / "benchmark")})
     env.pop("AIPOD_LAB_DGX", None)
     if inventory is not None:
         env["AIPOD_LAB_INVENTORY"] = str(inventory)

@@ -16,5 +16,8 @@ if [[ " $* " != *" -i "* && " $* " != *" --inventory"* ]]; then
   say "lab: starting the endpoints and hosts inventories/lab describes"
   lab/lab start
 fi
+# shellcheck source=scripts/site-environment.sh
+. "$ROOT/scripts/site-environment.sh"
+site_environment "$@"
 say "site: ansible-playbook playbooks/site.yml $*"
 exec ansible-playbook playbooks/site.yml "$@"

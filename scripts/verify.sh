@@ -9,6 +9,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 export PATH="$ROOT/.venv/bin:$PATH" ANSIBLE_CONFIG="$ROOT/ansible.cfg"
 [ -x .venv/bin/ansible-playbook ] || scripts/bootstrap.sh || exit 2
+# shellcheck source=scripts/site-environment.sh
+. "$ROOT/scripts/site-environment.sh"
+site_environment "$@"
 marker="$(mktemp)"
 trap 'rm -f "$marker"' EXIT
 ansible-playbook playbooks/verify.yml "$@"
