@@ -1,10 +1,11 @@
-"""Mitogen's linear strategy, found beside the playbooks (no ansible.cfg path into the virtualenv).
+"""Mitogen's linear strategy under the collection's name: an opt-in, never a default.
 
-The compute play runs with it by default: Mitogen keeps one Python interpreter per host over a single
-SSH connection and caches the modules there, which benchmarks/compute.py measured to cut a no-op run
-over many hosts several-fold (docs/benchmarks.md, docs/compute.md). SSH host-key checking, the
-known_hosts file and the key of the inventory apply as with the ssh connection. Run a play without it
-with -e compute_strategy=linear.
+Mitogen keeps one Python interpreter per host over a single SSH connection and caches the modules
+there (benchmarks/compute.py and docs/benchmarks.md measure what it saves). ansible-core deprecates
+strategy plugins from outside ansible.builtin and AAP does not support them, so the plays run with
+Ansible's linear strategy unless asked: -e compute_strategy=ontap_ai.pod.aipod_mitogen_linear (the
+DGX plays) or -e control_node_strategy=ontap_ai.pod.aipod_mitogen_linear (the control-node plays).
+SSH host-key checking, the known_hosts file and the key of the inventory apply as with ssh.
 """
 from __future__ import annotations
 
