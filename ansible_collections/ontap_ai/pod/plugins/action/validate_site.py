@@ -14,7 +14,7 @@ DOCUMENTATION = "see plugins/modules/validate_site.py"
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
-    _VALID_ARGS = frozenset(("inventory", "check_files", "fail_on_warnings", "roles_dir"))
+    _VALID_ARGS = frozenset(("inventory", "check_files", "fail_on_warnings", "roles_dir", "files_dir"))
 
     def run(self, tmp=None, task_vars=None):
         task_vars = task_vars or {}
@@ -26,6 +26,7 @@ class ActionModule(ActionBase):
             decrypt=self._decrypt,
             roles_dir=args.get("roles_dir") or os.path.join(COLLECTION_ROOT, "roles"),
             check_files=bool(args.get("check_files", True)),
+            files_dir=args.get("files_dir") or None,
         )
         data = report.as_dict()
         # Ansible prints a result's `warnings` as [WARNING] lines; the structured form is site_warnings.

@@ -1,6 +1,7 @@
 """Filters that hand the roles values derived from the site model (docs: aipod_*.yml beside this file)."""
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -81,11 +82,20 @@ def aipod_sizing(model: Mapping) -> dict:
     return site_model.sizing(_require_model(model, "aipod_sizing"))
 
 
+def aipod_site_file(path: str, inventory_dir: str, files_dir: str | None = None) -> str:
+    """A file the model names (ontap.ca_file, a kubeconfig), resolved as the validator resolves it."""
+    if not isinstance(path, str) or not path:
+        raise AnsibleFilterError(f"aipod_site_file: expected a path, got {path!r}")
+    directory = files_dir or os.environ.get("AIPOD_SITE_FILES_DIR") or inventory_dir
+    return path if os.path.isabs(path) else os.path.join(str(directory), path)
+
+
 class FilterModule:
     """Site-model filters."""
 
     def filters(self):
         return {
+            "aipod_site_file": aipod_site_file,
             "aipod_model": aipod_model,
             "aipod_data_lifs": aipod_data_lifs,
             "aipod_broadcast_domains": aipod_broadcast_domains,

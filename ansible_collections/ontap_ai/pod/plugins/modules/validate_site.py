@@ -7,15 +7,18 @@ DOCUMENTATION = r"""
 module: validate_site
 short_description: Validate an ONTAP AI pod site model before any device is touched
 description:
-  - Reads the site model of an inventory (C(hosts.yml), C(group_vars/all/*.yml), C(host_vars/*.yml))
-    and checks it in two levels, reporting every problem at once.
+  - Reads the site model of an inventory and checks it in two levels, reporting every problem at once.
+  - An inventory directory (C(hosts.yml), C(group_vars/all/*.yml), C(host_vars/*.yml)) is read file by
+    file, so each error names the file and line. An inventory without files, the JSON of
+    C(ansible-inventory --list --export) as a file or as the executable script AWX gives a job, is read
+    from that document, and each error names the group or host. Inline vault values stay encrypted.
   - Level 1 is the JSON Schema in C(schemas/) (types, required keys, formats, enums, no unknown keys).
   - Level 2 are rules across layers, for example unique addresses, addresses inside their networks,
     the same VLAN and a consistent MTU chain from switch port to ONTAP broadcast domain to host NIC,
     a data LIF per ONTAP node on every storage network, FlexGroup aggregates and constituents,
     export rules limited to declared client networks, the SVM root export policy admitting the
     Kubernetes node networks, Trident references, a single default StorageClass, vPC pairing.
-  - Each error names the file and line, the key path, what is wrong and how to fix it. Secret values are never shown.
+  - Each error names where the value was written, the key path, what is wrong and how to fix it. Secret values are never shown.
   - A sizing check compares the GPUs' ingest demand with the storage supply and warns when it falls short.
   - Runs on the control node only; it contacts nothing.
 version_added: "1.0.0"
@@ -23,8 +26,15 @@ author: ONTAP AI pod bundle contributors (!UNKNOWN)
 options:
   inventory:
     description:
-      - Inventory directory (or its C(hosts.yml)) to validate.
+      - Inventory to validate, an inventory directory (or its C(hosts.yml)) or an exported JSON
+        inventory (file or script).
       - Defaults to the first inventory source of the run.
+    type: path
+  files_dir:
+    description:
+      - Directory the model's relative file paths (C(ontap.ca_file), C(kubernetes.existing.kubeconfig)) resolve against.
+      - Defaults to the inventory's directory. The playbooks pass C(aipod_site_files_dir) or the environment's
+        E(AIPOD_SITE_FILES_DIR), for example the inventory's directory inside an AWX project.
     type: path
   check_files:
     description: Also check that files the model points at exist (the ONTAP CA bundle, a kubeconfig).

@@ -46,6 +46,8 @@ class VarsFile:
     encrypted: bool = False
 
     def locate(self, inner_path: tuple) -> Location:
+        if not self.lines:  # variables of an exported inventory: no file, no lines
+            return Location(self.path, None)
         path = tuple(inner_path)
         while path and path not in self.lines:
             path = path[:-1]
@@ -70,6 +72,16 @@ class Site:
     plaintext_secrets: dict[str, Location]
     role_overrides: dict[str, list[tuple[VarsFile, tuple]]]
     findings: list[Finding]
+    # "files": an inventory directory read file by file; "exported": the JSON document of
+    # ansible-inventory --list --export or of an AWX inventory script (exported.py).
+    source_kind: str = "files"
+    # Where the model's relative file paths (ontap.ca_file, kubernetes.existing.kubeconfig) resolve:
+    # aipod_site_files_dir / AIPOD_SITE_FILES_DIR when given, else the inventory directory.
+    files_dir: str | None = None
+
+    def site_file(self, path: str) -> str:
+        """The path of a file the model names, resolved against the site's files directory."""
+        return path if os.path.isabs(path) else os.path.join(self.files_dir or self.inventory_dir, path)
 
     def locate(self, path: Iterable[Any]) -> Location:
         """The file and line where the value at a model path was written (or its nearest parent)."""
@@ -79,6 +91,8 @@ class Site:
             if len(path) >= 3 and (path[:3]) in self.origins:
                 vars_file, inner = self.origins[path[:3]]
                 return vars_file.locate(inner + path[3:])
+            if self.source_kind == "exported":
+                return Location(f"{self.hosts_file} (host {host})")
             return self._inventory_location(self.host_paths.get(host, ()))
         if len(path) >= 2 and path[0] == "groups":
             return self._inventory_location(self.group_paths.get(path[1], ()))
@@ -86,6 +100,8 @@ class Site:
             vars_file, inner = self.origins[path[:1]]
             return vars_file.locate(inner + path[1:])
         if path and path[0] in GLOBAL_KEYS:
+            if self.source_kind == "exported":
+                return Location(f"{self.hosts_file} (group all)")
             return Location(display_path(os.path.join(self.inventory_dir, "group_vars", "all")), None)
         return Location(self.hosts_file, None)
 

@@ -985,16 +985,12 @@ def kubernetes(ctx: Context) -> None:
         if not existing:
             ctx.error("kubernetes", ("kubernetes",), "deployment is existing but no kubeconfig is given", "add kubernetes.existing.kubeconfig")
         elif ctx.check_files and isinstance(existing.get("kubeconfig"), str):
-            path = _inventory_file(ctx, existing["kubeconfig"])
+            path = ctx.site.site_file(existing["kubeconfig"])
             if not os.path.isfile(path):
                 ctx.warning("kubernetes", ("kubernetes", "existing", "kubeconfig"), f"kubeconfig {existing['kubeconfig']} does not exist (yet)",
                             "the Kubernetes layer will fail until it exists")
     if not ctx.site.groups.get("kube_node"):
         ctx.warning("kubernetes", ("groups", "kube_node"), "no Kubernetes worker hosts", "list the DGX nodes under kube_node")
-
-
-def _inventory_file(ctx: Context, relative: str) -> str:
-    return relative if os.path.isabs(relative) else os.path.join(ctx.site.inventory_dir, relative)
 
 
 # ------------------------------------------------------------------------------- Trident
@@ -1171,6 +1167,13 @@ def trident_backends(ctx: Context) -> None:
 def secrets(ctx: Context) -> None:
     """Secrets the pod needs are in ansible-vault; none sits in a plain-text file."""
     for name, location in sorted(ctx.site.plaintext_secrets.items()):
+        if ctx.site.source_kind == "exported":
+            # An exported inventory carries whole-file vaults decrypted; where it lives (AWX's
+            # database, a JSON file) is outside the model's files, so say so without stopping the run.
+            ctx.findings.append(Finding("secret", "warning", (name,), f"secret '{name}' reaches this run in plain text through the inventory",
+                                        "keep it in an inline !vault value (exported as __ansible_vault) or in an AWX credential",
+                                        location))
+            continue
         ctx.findings.append(Finding("secret", "error", (name,), f"secret '{name}' is stored in plain text",
                                     f"move it to an encrypted file: ansible-vault encrypt {location.file}", location))
     encrypted_unread = [f for f in ctx.site.files if f.encrypted and f.data is None]
@@ -1197,7 +1200,7 @@ def files(ctx: Context) -> None:
         return
     ca_file = m.as_dict(ctx.model.get("ontap")).get("ca_file")
     if isinstance(ca_file, str):
-        path = _inventory_file(ctx, ca_file)
+        path = ctx.site.site_file(ca_file)
         if not os.path.isfile(path):
             ctx.error("file", ("ontap", "ca_file"), f"CA file {ca_file} does not exist (looked at {path})",
                       "put the CA bundle that signed the cluster's certificate there")

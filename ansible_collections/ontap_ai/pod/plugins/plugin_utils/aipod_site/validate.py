@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from . import model as m
+from .exported import is_file_inventory, load_exported_site, read_document, unreadable_site
 from .findings import Finding, sort_findings
 from .inventory import Site, load_role_options, load_site
 from .rules import run_rules
@@ -69,7 +70,8 @@ class Report:
             lines.append(f"SIZING  {s['gpus']} GPUs x {s['gpu_ingest_mb_s']} MB/s = {s['demand_mb_s']:.0f} MB/s demand; "
                          f"supply {s['supply_mb_s']:.0f} MB/s (ports {s['line_rate_mb_s']:.0f}, platform "
                          f"{s['platform_limit_mb_s'] if s['platform_limit_mb_s'] is not None else 'unknown'}); ratio {s['ratio']}")
-        lines.append(f"{len(self.errors)} error(s), {len(self.warnings)} warning(s) in {self.site.inventory_dir}")
+        source = self.site.inventory_dir if self.site.source_kind == "files" else self.site.hosts_file
+        lines.append(f"{len(self.errors)} error(s), {len(self.warnings)} warning(s) in {source}")
         return "\n".join(lines)
 
 
@@ -79,11 +81,26 @@ def validate_site(
     roles_dir: str | None = None,
     schema_dir: str = SCHEMA_DIR,
     check_files: bool = True,
+    files_dir: str | None = None,
 ) -> Report:
-    """Check an inventory's site model. Nothing is contacted; only the inventory's files are read."""
+    """Check an inventory's site model. Nothing is contacted; only the inventory is read.
+
+    inventory is a directory (or its YAML hosts file), read file by file so that findings name file
+    and line, or the JSON of ansible-inventory --list --export as a file or a script (AWX), whose
+    findings name the group or host. files_dir is where the model's relative file paths resolve.
+    """
     started = time.perf_counter()
     role_options = load_role_options(roles_dir or os.path.join(COLLECTION_ROOT, "roles"))
-    site = load_site(inventory, decrypt=decrypt, role_options=role_options)
+    if is_file_inventory(inventory):
+        site = load_site(inventory, decrypt=decrypt, role_options=role_options)
+    else:
+        document, problem = read_document(inventory)
+        if document is None:
+            site = unreadable_site(inventory, problem)
+            return Report(site=site, findings=list(site.findings), sizing=m.sizing(site.model), seconds=time.perf_counter() - started)
+        site = load_exported_site(document, inventory, role_options)
+    if files_dir:
+        site = dataclasses.replace(site, files_dir=files_dir)
     findings = list(site.findings) + check_model(site, schema_dir, check_files)
     return Report(site=site, findings=sort_findings(findings), sizing=m.sizing(site.model),
                   seconds=time.perf_counter() - started)

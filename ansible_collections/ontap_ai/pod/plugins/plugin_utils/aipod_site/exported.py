@@ -1,0 +1,156 @@
+"""Read the site model from an inventory that has no files: what AWX and ansible-inventory hand over.
+
+AWX imports an inventory source with ``ansible-inventory --list --export`` and gives each job an
+executable script (``/runner/inventory/hosts``) that prints the same JSON document: every group with
+its ``hosts``, ``children`` and ``vars``, and ``_meta.hostvars``. group_vars and host_vars arrive
+flattened into that document, so a finding names the group or host and the key path instead of a
+file and line. Inline ``!vault`` values arrive as ``{"__ansible_vault": "<ciphertext>"}`` and stay
+encrypted, as AWX keeps them; whole-file vaults arrive decrypted.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from typing import Any
+
+from .findings import Finding, Location
+from .inventory import (
+    KIND_GROUPS,
+    REQUIRED_GLOBAL_KEYS,
+    Site,
+    VarsFile,
+    _check_templating,
+    _collect_keys,
+    _finding,
+    display_path,
+)
+from .yamlload import VaultValue
+
+EXPORT_HINT = "give an inventory directory, or the JSON of ansible-inventory --list --export (a file, or a script that prints it)"
+SCRIPT_TIMEOUT_SECONDS = 120
+
+
+def is_file_inventory(source: str) -> bool:
+    """True for what load_site reads: an inventory directory or a YAML hosts file."""
+    if os.path.isdir(source):
+        return True
+    return source.endswith((".yml", ".yaml"))
+
+
+def read_document(source: str) -> tuple[dict | None, str | None]:
+    """(the inventory document, None) or (None, why it could not be read). A script is run with --list."""
+    if not os.path.isfile(source):
+        return None, f"{source} is not a file"
+    try:
+        if os.access(source, os.X_OK):
+            result = subprocess.run([source, "--list"], capture_output=True, text=True, timeout=SCRIPT_TIMEOUT_SECONDS, check=False)
+            if result.returncode != 0:
+                return None, f"the inventory script {source} --list exited {result.returncode}: {result.stderr.strip()[:300]}"
+            text = result.stdout
+        else:
+            with open(source, encoding="utf-8") as handle:
+                text = handle.read()
+    except (OSError, subprocess.TimeoutExpired, UnicodeDecodeError) as error:
+        return None, f"cannot read the inventory {source}: {error}"
+    try:
+        document = json.loads(text)
+    except ValueError as error:
+        return None, f"{source} is not a JSON inventory ({error})"
+    if not isinstance(document, dict):
+        return None, f"{source} is not a JSON inventory (a mapping of groups)"
+    return document, None
+
+
+def _unvault(value: Any) -> Any:
+    """Inline vault values as AWX keeps them, {"__ansible_vault": ciphertext}, become VaultValue."""
+    if isinstance(value, dict):
+        if set(value) == {"__ansible_vault"}:
+            return VaultValue(str(value["__ansible_vault"]))
+        return {key: _unvault(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_unvault(item) for item in value]
+    return value
+
+
+def _groups(document: dict) -> tuple[dict[str, list[str]], dict[str, set[str]]]:
+    """Flattened group membership (children included) and each host's groups."""
+    direct: dict[str, set[str]] = {}
+    children: dict[str, set[str]] = {}
+    for name, body in document.items():
+        if name == "_meta":
+            continue
+        body = body if isinstance(body, dict) else {"hosts": body if isinstance(body, list) else []}
+        direct[name] = {str(host) for host in body.get("hosts") or []}
+        children[name] = {str(child) for child in body.get("children") or []}
+    hosts = set((document.get("_meta") or {}).get("hostvars") or {})
+    for members in direct.values():
+        hosts |= members
+
+    def members(group: str, seen: set[str]) -> set[str]:
+        if group in seen:
+            return set()
+        seen.add(group)
+        found = set(direct.get(group, set()))
+        for child in children.get(group, set()):
+            found |= members(child, seen)
+        return found
+
+    flattened = {group: sorted(members(group, set())) for group in set(direct) | set(children)}
+    flattened["all"] = sorted(hosts)
+    host_groups: dict[str, set[str]] = {host: {"all"} for host in hosts}
+    for group, group_hosts in flattened.items():
+        for host in group_hosts:
+            host_groups.setdefault(host, {"all"}).add(group)
+    return flattened, host_groups
+
+
+def load_exported_site(document: dict, source: str, role_options: dict[str, set[str]] | None = None) -> Site:
+    """The Site of an exported inventory document; findings name 'group <g>' or 'host <h>' and the key."""
+    shown = display_path(source)
+    groups, host_groups = _groups(document)
+    files: list[VarsFile] = []
+    for name, body in sorted(document.items()):
+        if name != "_meta" and isinstance(body, dict) and isinstance(body.get("vars"), dict) and body["vars"]:
+            files.append(VarsFile(f"{shown} (group {name})", "group", name, _unvault(body["vars"]), {}))
+    for host, variables in sorted(((document.get("_meta") or {}).get("hostvars") or {}).items()):
+        if isinstance(variables, dict) and variables:
+            files.append(VarsFile(f"{shown} (host {host})", "host", str(host), _unvault(variables), {}))
+    findings: list[Finding] = []
+    site = Site(
+        inventory_dir=os.path.dirname(os.path.abspath(source)),
+        hosts_file=shown,
+        model={"hosts": {host: {"groups": sorted(names - {"all"})} for host, names in host_groups.items()}},
+        groups=groups,
+        host_groups=host_groups,
+        files=files,
+        origins={},
+        inventory_lines={},
+        host_paths={},
+        group_paths={},
+        secrets={},
+        plaintext_secrets={},
+        role_overrides={},
+        findings=findings,
+        source_kind="exported",
+    )
+    for vars_file in files:
+        _collect_keys(site, vars_file, role_options)
+    for key in REQUIRED_GLOBAL_KEYS:
+        if key not in site.model:
+            findings.append(_finding("required-key", Location(f"{shown} (group all)"), (key,), f"the site model has no '{key}'",
+                                     f"add a top-level '{key}:' to the vars of group all (group_vars/all/{key}.yml before export)"))
+    if not any(groups.get(kind) for kind in KIND_GROUPS):
+        findings.append(_finding("inventory-layout", Location(shown), ("groups",),
+                                 "no host is in any of the groups " + ", ".join(KIND_GROUPS), EXPORT_HINT))
+    _check_templating(site)
+    return site
+
+
+def unreadable_site(source: str, problem: str) -> Site:
+    """A Site that holds only the reason the inventory could not be read."""
+    shown = display_path(source)
+    return Site(inventory_dir=os.path.dirname(os.path.abspath(source)), hosts_file=shown, model={"hosts": {}}, groups={"all": []},
+                host_groups={}, files=[], origins={}, inventory_lines={}, host_paths={}, group_paths={}, secrets={},
+                plaintext_secrets={}, role_overrides={},
+                findings=[_finding("inventory-layout", Location(shown), ("groups",), problem, EXPORT_HINT)], source_kind="exported")
