@@ -81,11 +81,7 @@ def test_errors_name_the_group_or_host_and_the_key(exported, tmp_path):
 
 
 def test_an_inventory_script_is_read_like_awx_runs_it(exported, tmp_path):
-    data = write(tmp_path, exported["sample"], "export.json")
-    script = tmp_path / "hosts"
-    script.write_text(f"#!/bin/sh\n[ \"$1\" = --list ] && exec cat '{data}'\necho '{{}}'\n")
-    script.chmod(0o755)
-    report = validate_site(str(script), files_dir=str(SAMPLE))
+    report = validate_site(str(awx_script(tmp_path, exported["sample"])), files_dir=str(SAMPLE))
     assert not report.errors, report.text()
     assert report.site.model["pod"]["name"] == "aipod-sample"
 
@@ -105,11 +101,30 @@ def test_what_is_not_an_inventory_is_named(tmp_path):
     assert "is not a JSON inventory" in report.text() and "ansible-inventory --list --export" in report.text()
 
 
-def test_validate_playbook_accepts_the_exported_inventory(exported, tmp_path, sample_password):
-    """ansible-playbook -i inventory.json playbooks/validate.yml, the files directory from the environment."""
-    inventory = write(tmp_path, exported["sample"])
+def awx_script(directory: pathlib.Path, document: dict) -> pathlib.Path:
+    """The inventory as AWX gives it to a job: an executable that prints the export."""
+    data = write(directory, document, "export.json")
+    script = directory / "hosts"
+    script.write_text(f"#!/bin/sh\n[ \"$1\" = --list ] && exec cat '{data}'\necho '{{}}'\n")
+    script.chmod(0o755)
+    return script
+
+
+def run_validate(inventory: pathlib.Path, password: pathlib.Path) -> subprocess.CompletedProcess:
     environment = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), AIPOD_SITE_FILES_DIR=str(SAMPLE))
-    result = subprocess.run([str(BIN / "ansible-playbook"), "-i", str(inventory), "--vault-id", f"sample@{sample_password}",
-                             "playbooks/validate.yml"], cwd=REPO, env=environment, capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run([str(BIN / "ansible-playbook"), "-i", str(inventory), "--vault-id", f"sample@{password}", "playbooks/validate.yml"],
+                          cwd=REPO, env=environment, capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_validate_playbook_accepts_the_inventory_script(exported, tmp_path, sample_password):
+    """ansible-playbook -i <AWX-style script> playbooks/validate.yml, the files directory from the environment."""
+    result = run_validate(awx_script(tmp_path, exported["sample"]), sample_password)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert "the site model has no" not in result.stdout
+
+
+def test_validate_playbook_refuses_a_json_file_ansible_reads_no_hosts_from(exported, tmp_path, sample_password):
+    """Ansible parses the --list JSON only from a script; from a plain file it gets no hosts, and the run would do nothing."""
+    result = run_validate(write(tmp_path, exported["sample"]), sample_password)
+    assert result.returncode != 0
+    assert "Ansible read 0 host(s) from this inventory, the document lists 10" in result.stdout, result.stdout[-3000:]

@@ -27,6 +27,8 @@ class ActionModule(ActionBase):
             roles_dir=args.get("roles_dir") or os.path.join(COLLECTION_ROOT, "roles"),
             check_files=bool(args.get("check_files", True)),
             files_dir=args.get("files_dir") or None,
+            # Validate what Ansible runs: an exported inventory must give Ansible the hosts it lists.
+            ansible_hosts=None if args.get("inventory") else list((task_vars.get("groups") or {}).get("all") or []),
         )
         data = report.as_dict()
         # Ansible prints a result's `warnings` as [WARNING] lines; the structured form is site_warnings.

@@ -9,7 +9,7 @@ from typing import Any
 
 from . import model as m
 from .exported import is_file_inventory, load_exported_site, read_document, unreadable_site
-from .findings import Finding, sort_findings
+from .findings import Finding, Location, sort_findings
 from .inventory import Site, load_role_options, load_site
 from .rules import run_rules
 from .schema import SCHEMA_DIR, schema_findings_and_bad_paths
@@ -82,12 +82,14 @@ def validate_site(
     schema_dir: str = SCHEMA_DIR,
     check_files: bool = True,
     files_dir: str | None = None,
+    ansible_hosts: list[str] | None = None,
 ) -> Report:
     """Check an inventory's site model. Nothing is contacted; only the inventory is read.
 
     inventory is a directory (or its YAML hosts file), read file by file so that findings name file
     and line, or the JSON of ansible-inventory --list --export as a file or a script (AWX), whose
     findings name the group or host. files_dir is where the model's relative file paths resolve.
+    ansible_hosts, the hosts Ansible itself parsed from an exported inventory, must be the document's.
     """
     started = time.perf_counter()
     role_options = load_role_options(roles_dir or os.path.join(COLLECTION_ROOT, "roles"))
@@ -99,6 +101,12 @@ def validate_site(
             site = unreadable_site(inventory, problem)
             return Report(site=site, findings=list(site.findings), sizing=m.sizing(site.model), seconds=time.perf_counter() - started)
         site = load_exported_site(document, inventory, role_options)
+        if ansible_hosts is not None and sorted(ansible_hosts) != site.groups.get("all", []):
+            site.findings.append(Finding(
+                "inventory-layout", "error", ("groups",),
+                f"Ansible read {len(ansible_hosts)} host(s) from this inventory, the document lists {len(site.groups.get('all', []))}",
+                "Ansible reads the JSON of ansible-inventory --list only from an executable inventory script, as AWX gives it: "
+                "#!/bin/sh + cat of the JSON, chmod +x", Location(site.hosts_file)))
     if files_dir:
         site = dataclasses.replace(site, files_dir=files_dir)
     findings = list(site.findings) + check_model(site, schema_dir, check_files)
