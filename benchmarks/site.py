@@ -15,7 +15,7 @@ per managed object in the no-op run <= 1.5. Times depend on the machine (2 share
 compare the ratios, which are measured in the same run. The lab is left running the default
 inventory (inventories/lab) and converged by the last run of the 4-host size when that was measured last.
 
-    .venv/bin/python benchmarks/site.py [--sizes 4 16] [--noop-runs 3] [--json FILE]
+    .venv/bin/python benchmarks/site.py [--sizes 4 16] [--noop-runs 3] [--strategy linear|ontap_ai.pod.aipod_mitogen_linear] [--json FILE]
 """
 from __future__ import annotations
 
@@ -52,9 +52,13 @@ def from_nothing(inventory: Path) -> None:
     subprocess.run(["rm", "-rf", str(ROOT / ".cache" / "facts")], check=True)
 
 
+# ansible-playbook arguments that pick the plays' strategy (--strategy); none for Ansible's linear, the default.
+STRATEGY_ARGUMENTS: list[str] = []
+
+
 def site(inventory: Path, log: Path) -> dict:
     started = time.monotonic()
-    result = subprocess.run([str(VENV_BIN / "ansible-playbook"), "-i", str(inventory), "playbooks/site.yml"], cwd=ROOT,
+    result = subprocess.run([str(VENV_BIN / "ansible-playbook"), "-i", str(inventory), "playbooks/site.yml", *STRATEGY_ARGUMENTS], cwd=ROOT,
                             env=environment(), capture_output=True, text=True)
     elapsed = time.monotonic() - started
     log.write_text(result.stdout + result.stderr)
@@ -99,7 +103,12 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[4, 16])
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--noop-runs", type=int, default=3, help="no-op re-runs per size; the median is reported (default 3)")
+    parser.add_argument("--strategy", default="linear",
+                        help="strategy of the DGX and control-node plays (default linear, the plays' own; "
+                             "ontap_ai.pod.aipod_mitogen_linear for the Mitogen opt-in)")
     args = parser.parse_args()
+    if args.strategy != "linear":
+        STRATEGY_ARGUMENTS.extend(["-e", f"compute_strategy={args.strategy}", "-e", f"control_node_strategy={args.strategy}"])
     require_venv()
     logs = ROOT / ".lab" / "benchmarks"
     logs.mkdir(parents=True, exist_ok=True)
@@ -113,14 +122,15 @@ def main() -> int:
         lab("stop", "hosts")
         lab("start")
     total = time.monotonic() - started
-    print_summary(results, total)
+    print_summary(results, total, args.strategy)
     if args.json:
-        args.json.write_text(json.dumps({"cpus": os.cpu_count(), "seconds": round(total), "results": results}, indent=2) + "\n")
+        args.json.write_text(json.dumps({"cpus": os.cpu_count(), "strategy": args.strategy, "seconds": round(total), "results": results},
+                                        indent=2) + "\n")
     return 0
 
 
-def print_summary(results: list[dict], total: float) -> None:
-    print(f"\nsite.yml on the lab; {os.cpu_count()} CPUs; whole benchmark {total:.0f} s")
+def print_summary(results: list[dict], total: float, strategy: str = "linear") -> None:
+    print(f"\nsite.yml on the lab ({strategy}); {os.cpu_count()} CPUs; whole benchmark {total:.0f} s")
     print(f"{'DGX':>4} {'first':>9} {'no-op':>9} {'no-op/first':>12} {'ONTAP calls':>12} {'objects':>8} {'calls/object':>13}"
           "  no-op runs")
     for r in results:
