@@ -268,7 +268,7 @@ def test_the_role_reports_a_refusal_by_the_export_policy_clearly(model):
             failures.append((task, json.loads(line.split(" => ", 1)[1])))
     assert len(failures) == 1, run.stdout[-3000:]
     task_name, result = failures[0]
-    assert task_name.startswith("dgx_node : Check that the NFS server admits this host"), task_name
+    assert task_name.startswith("ontap_ai.pod.dgx_node : Check that the NFS server admits this host"), task_name
     message = result["msg"]
     for mount in refused_plan:
         assert f"{mount['path']} <- {mount['src']} (LIF {mount['lif']}, export policy dgx-nodes of SVM lab-data)" in message
