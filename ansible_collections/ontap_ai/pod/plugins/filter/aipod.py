@@ -8,7 +8,7 @@ from typing import Any
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as site_model
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import GLOBAL_KEYS, HOST_KEYS
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import GLOBAL_KEYS, HOST_KEYS, resolve_site_file
 
 
 def aipod_model(hostvars: Mapping, groups: Mapping) -> dict[str, Any]:
@@ -86,8 +86,7 @@ def aipod_site_file(path: str, inventory_dir: str, files_dir: str | None = None)
     """A file the model names (ontap.ca_file, a kubeconfig), resolved as the validator resolves it."""
     if not isinstance(path, str) or not path:
         raise AnsibleFilterError(f"aipod_site_file: expected a path, got {path!r}")
-    directory = files_dir or os.environ.get("AIPOD_SITE_FILES_DIR") or inventory_dir
-    return path if os.path.isabs(path) else os.path.join(str(directory), path)
+    return resolve_site_file(path, files_dir or os.environ.get("AIPOD_SITE_FILES_DIR"), str(inventory_dir))
 
 
 class FilterModule:

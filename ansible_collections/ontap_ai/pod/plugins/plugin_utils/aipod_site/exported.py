@@ -24,6 +24,7 @@ from .inventory import (
     _collect_keys,
     _finding,
     display_path,
+    flatten_groups,
 )
 from .yamlload import VaultValue
 
@@ -83,26 +84,7 @@ def _groups(document: dict) -> tuple[dict[str, list[str]], dict[str, set[str]]]:
         body = body if isinstance(body, dict) else {"hosts": body if isinstance(body, list) else []}
         direct[name] = {str(host) for host in body.get("hosts") or []}
         children[name] = {str(child) for child in body.get("children") or []}
-    hosts = set((document.get("_meta") or {}).get("hostvars") or {})
-    for members in direct.values():
-        hosts |= members
-
-    def members(group: str, seen: set[str]) -> set[str]:
-        if group in seen:
-            return set()
-        seen.add(group)
-        found = set(direct.get(group, set()))
-        for child in children.get(group, set()):
-            found |= members(child, seen)
-        return found
-
-    flattened = {group: sorted(members(group, set())) for group in set(direct) | set(children)}
-    flattened["all"] = sorted(hosts)
-    host_groups: dict[str, set[str]] = {host: {"all"} for host in hosts}
-    for group, group_hosts in flattened.items():
-        for host in group_hosts:
-            host_groups.setdefault(host, {"all"}).add(group)
-    return flattened, host_groups
+    return flatten_groups(direct, children, ((document.get("_meta") or {}).get("hostvars") or {}).keys())
 
 
 def load_exported_site(document: dict, source: str, role_options: dict[str, set[str]] | None = None) -> Site:

@@ -81,7 +81,7 @@ class Site:
 
     def site_file(self, path: str) -> str:
         """The path of a file the model names, resolved against the site's files directory."""
-        return path if os.path.isabs(path) else os.path.join(self.files_dir or self.inventory_dir, path)
+        return resolve_site_file(path, self.files_dir, self.inventory_dir)
 
     def locate(self, path: Iterable[Any]) -> Location:
         """The file and line where the value at a model path was written (or its nearest parent)."""
@@ -199,7 +199,6 @@ def _finding(rule: str, location: Location, path: tuple, message: str, hint: str
 def _read_hosts_file(hosts_file: str, display: str, findings: list[Finding]):
     groups: dict[str, set[str]] = {"all": set()}
     children: dict[str, set[str]] = {}
-    host_groups: dict[str, set[str]] = {}
     inline_vars: dict[str, tuple[dict, tuple]] = {}
     host_paths: dict[str, tuple] = {}
     group_paths: dict[str, tuple] = {}
@@ -267,17 +266,26 @@ def _read_hosts_file(hosts_file: str, display: str, findings: list[Finding]):
     for top, body in data.items():
         walk(str(top), body, (top,))
 
+    flattened, host_groups = flatten_groups(groups, children)
+    return flattened, host_groups, inline_vars, lines, host_paths, group_paths
+
+
+def flatten_groups(direct: dict[str, set[str]], children: dict[str, set[str]],
+                   extra_hosts: Iterable[str] = ()) -> tuple[dict[str, list[str]], dict[str, set[str]]]:
+    """Each group's hosts with its children's ('all' holds every host), and each host's groups."""
+
     def members(group: str, seen: set[str]) -> set[str]:
         if group in seen:
             return set()
         seen.add(group)
-        result = set(groups.get(group, set()))
+        found = set(direct.get(group, set()))
         for child in children.get(group, set()):
-            result |= members(child, seen)
-        return result
+            found |= members(child, seen)
+        return found
 
-    flattened = {group: sorted(members(group, set())) for group in groups}
-    everyone = set()
+    flattened = {group: sorted(members(group, set())) for group in set(direct) | set(children)}
+    everyone = set(extra_hosts)
+    host_groups: dict[str, set[str]] = {}
     for group, hosts in flattened.items():
         everyone.update(hosts)
         for host in hosts:
@@ -285,7 +293,12 @@ def _read_hosts_file(hosts_file: str, display: str, findings: list[Finding]):
     for host in everyone:
         host_groups.setdefault(host, set()).add("all")
     flattened["all"] = sorted(everyone)
-    return flattened, host_groups, inline_vars, lines, host_paths, group_paths
+    return flattened, host_groups
+
+
+def resolve_site_file(path: str, files_dir: str | None, inventory_dir: str) -> str:
+    """A file the model names: absolute as given, else under the site's files directory or the inventory's."""
+    return path if os.path.isabs(path) else os.path.join(files_dir or inventory_dir, path)
 
 
 def _vars_paths(base: str) -> list[tuple[str, str]]:
