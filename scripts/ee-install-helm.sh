@@ -2,10 +2,15 @@
 # Installs helm into /usr/local/bin of the execution environment (execution-environment.yml):
 # ee-install-helm.sh BASE_URL VERSION downloads BASE_URL/helm-VERSION-linux-<arch>.tar.gz and its
 # .sha256sum beside it (a mirror of the helm release downloads on an air-gapped site) and checks one
-# against the other before installing.
+# against the other before installing. VERSION "none" installs nothing: an image for sites whose
+# Trident install method is not helm (operator_manifests, preinstalled).
 set -euo pipefail
 base="${1:?usage: ee-install-helm.sh BASE_URL VERSION}"
 version="${2:?usage: ee-install-helm.sh BASE_URL VERSION}"
+if [ "$version" = none ]; then
+  echo "helm: not installed (HELM_VERSION=none)"
+  exit 0
+fi
 case "$(uname -m)" in
   x86_64) arch=amd64 ;;
   aarch64) arch=arm64 ;;

@@ -86,6 +86,20 @@ def test_an_inventory_script_is_read_like_awx_runs_it(exported, tmp_path):
     assert report.site.model["pod"]["name"] == "aipod-sample"
 
 
+def test_a_directory_holding_only_the_script_is_read_as_the_script(exported, tmp_path):
+    """ansible-runner (AWX's job) passes -i /runner/inventory, the directory of the inventory script."""
+    job_inventory = tmp_path / "inventory"
+    job_inventory.mkdir()
+    script = job_inventory / "hosts"
+    script.write_text("#!/bin/sh\ncat <<'END'\n" + json.dumps(exported["sample"]) + "\nEND\n")
+    script.chmod(0o755)
+    report = validate_site(str(job_inventory), files_dir=str(SAMPLE))
+    assert not report.errors, report.text()
+    assert report.site.source_kind != "directory" and report.site.model["pod"]["name"] == "aipod-sample"
+    (job_inventory / "notes.txt").write_text("not an inventory\n")
+    assert "the site model has no 'pod'" in validate_site(str(job_inventory), files_dir=str(SAMPLE)).text()
+
+
 def test_relative_files_resolve_against_the_site_files_directory(exported, tmp_path):
     inventory = write(tmp_path, exported["sample"])
     missing = validate_site(str(inventory)).text()

@@ -32,6 +32,17 @@ EXPORT_HINT = "give an inventory directory, or the JSON of ansible-inventory --l
 SCRIPT_TIMEOUT_SECONDS = 120
 
 
+def job_inventory_script(source: str) -> str | None:
+    """The script of a directory that holds nothing but one executable, as a job's /runner/inventory does
+    (ansible-runner passes the directory; Ansible runs the script in it); None for anything else."""
+    if not os.path.isdir(source):
+        return None
+    entries = [entry for entry in os.scandir(source) if not entry.name.startswith(".")]
+    if len(entries) == 1 and entries[0].is_file() and os.access(entries[0].path, os.X_OK):
+        return entries[0].path
+    return None
+
+
 def is_file_inventory(source: str) -> bool:
     """True for what load_site reads: an inventory directory or a YAML hosts file."""
     if os.path.isdir(source):

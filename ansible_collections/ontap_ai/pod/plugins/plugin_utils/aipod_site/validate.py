@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from . import model as m
-from .exported import is_file_inventory, load_exported_site, read_document, unreadable_site
+from .exported import is_file_inventory, job_inventory_script, load_exported_site, read_document, unreadable_site
 from .findings import Finding, Location, sort_findings
 from .inventory import Site, load_role_options, load_site
 from .rules import run_rules
@@ -87,12 +87,14 @@ def validate_site(
     """Check an inventory's site model. Nothing is contacted; only the inventory is read.
 
     inventory is a directory (or its YAML hosts file), read file by file so that findings name file
-    and line, or the JSON of ansible-inventory --list --export as a file or a script (AWX), whose
-    findings name the group or host. files_dir is where the model's relative file paths resolve.
+    and line, or the JSON of ansible-inventory --list --export as a file or a script (AWX; also a
+    directory holding only that script, as ansible-runner passes it), whose findings name the group
+    or host. files_dir is where the model's relative file paths resolve.
     ansible_hosts, the hosts Ansible itself parsed from an exported inventory, must be the document's.
     """
     started = time.perf_counter()
     role_options = load_role_options(roles_dir or os.path.join(COLLECTION_ROOT, "roles"))
+    inventory = job_inventory_script(inventory) or inventory
     if is_file_inventory(inventory):
         site = load_site(inventory, decrypt=decrypt, role_options=role_options)
     else:
