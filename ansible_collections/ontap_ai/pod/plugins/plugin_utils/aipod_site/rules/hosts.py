@@ -1,0 +1,98 @@
+"""Rules of the hosts: DGX and server NICs on their networks, and the compute layer's mounts."""
+from __future__ import annotations
+
+from .. import model as m
+from .context import Context, host_path
+
+
+def host_nics(ctx: Context) -> None:
+    """Host NICs sit on declared networks; DGX storage NICs on storage networks with data LIFs; MTUs follow the network."""
+    lif_networks = {lif["network"] for lif in ctx.lifs if lif["network"]}
+    for kind, hosts in (("dgx", ctx.dgx), ("server", ctx.servers)):
+        for host, data in hosts.items():
+            names: set[str] = set()
+            inband = m.as_dict(data.get("inband"))
+            if inband:
+                network = ctx.network_of(inband.get("network"))
+                if network is None and isinstance(inband.get("network"), str):
+                    ctx.error("dangling-reference", host_path(host, kind, "inband", "network"),
+                              f"network '{inband.get('network')}' is not declared", f"use one of {', '.join(ctx.networks)}")
+                names.add(m.as_str(inband.get("name")) or "")
+                names.update(member for member in m.as_list(inband.get("members")) if isinstance(member, str))
+            for index, nic in enumerate(m.as_list(data.get("storage_nics"))):
+                nic = m.as_dict(nic)
+                path = host_path(host, kind, "storage_nics", index)
+                name = m.as_str(nic.get("name"))
+                if name in names:
+                    ctx.error("host-nic", path + ("name",), f"NIC {name} of {host} is declared twice")
+                names.add(name or "")
+                network_name = nic.get("network")
+                network = ctx.network_of(network_name)
+                if network is None:
+                    if isinstance(network_name, str):
+                        ctx.error("dangling-reference", path + ("network",), f"network '{network_name}' is not declared",
+                                  f"use one of {', '.join(n for n, v in ctx.networks.items() if v.get('purpose') in ('storage', 'roce'))}")
+                    continue
+                purpose = network.get("purpose")
+                if purpose not in ("storage", "roce"):
+                    ctx.error("host-nic", path + ("network",), f"storage NIC {name} is on network '{network_name}' whose purpose is {purpose}",
+                              "put storage NICs on storage (or roce) networks")
+                elif kind == "dgx" and purpose == "storage" and network_name not in lif_networks:
+                    ctx.error("host-nic", path + ("network",), f"storage NIC {name} of {host} is on network '{network_name}', where no SVM has a data LIF",
+                              "add data LIFs on that network or move the NIC")
+                if m.as_int(nic.get("mtu")) is not None and nic.get("mtu") != network.get("mtu"):
+                    ctx.error("mtu", path + ("mtu",), f"NIC MTU {nic.get('mtu')} differs from network '{network_name}' MTU {network.get('mtu')}",
+                              "drop the mtu here (it follows the network) or make them equal")
+                if nic.get("tagged") is True and m.as_int(network.get("vlan")) is None:
+                    ctx.error("vlan", path + ("tagged",), f"NIC {name} is tagged but network '{network_name}' has no VLAN",
+                              "give the network a vlan or untag the NIC")
+            gpus = m.as_dict(data.get("gpus"))
+            if kind == "dgx" and not gpus:
+                ctx.warning("gpu", host_path(host, kind), f"{host} declares no expected GPU count; the GPU check cannot compare",
+                            "add gpus: {count: 8}")
+
+
+def compute_mounts(ctx: Context) -> None:
+    """Each mount names a FlexGroup of an SVM with the NFS features it asks for, reachable from every DGX."""
+    seen_paths: dict[str, int] = {}
+    for index, mount in enumerate(m.as_list(m.as_dict(ctx.model.get("compute")).get("mounts"))):
+        mount = m.as_dict(mount)
+        path = ("compute", "mounts", index)
+        if mount.get("path") in seen_paths:
+            ctx.error("mount", path + ("path",), f"mount point {mount.get('path')} is used twice")
+        seen_paths.setdefault(m.as_str(mount.get("path")) or "", index)
+        svm = next((s for s in ctx.svms if s["name"] == mount.get("svm")), None)
+        if svm is None:
+            if isinstance(mount.get("svm"), str):
+                ctx.error("dangling-reference", path + ("svm",), f"SVM {mount.get('svm')} is not declared",
+                          f"use one of {', '.join(s['name'] for s in ctx.svms)}")
+            continue
+        flexgroup_names = [m.as_dict(f).get("name") for f in m.as_list(svm.get("flexgroups"))]
+        if mount.get("flexgroup") not in flexgroup_names:
+            ctx.error("dangling-reference", path + ("flexgroup",), f"FlexGroup {mount.get('flexgroup')} is not declared in SVM {svm['name']}",
+                      f"use one of {', '.join(str(n) for n in flexgroup_names) or '(none)'}")
+            continue
+        nfs = m.as_dict(svm.get("nfs"))
+        version = str(mount.get("nfs_version", "4.1"))
+        if version == "4.1" and nfs.get("v41") is not True:
+            ctx.error("mount", path + ("nfs_version",), f"mount asks for NFSv4.1 but SVM {svm['name']} has v41 off", "enable nfs.v41 or mount with 3")
+        if version == "3" and nfs.get("v3") is not True:
+            ctx.error("mount", path + ("nfs_version",), f"mount asks for NFSv3 but SVM {svm['name']} has v3 off", "enable nfs.v3 or mount with 4.1")
+        if mount.get("transport") == "rdma":
+            if nfs.get("rdma") is not True:
+                ctx.error("mount", path + ("transport",), f"RDMA mount but SVM {svm['name']} has rdma off", "set nfs.rdma: true")
+            for host, data in ctx.dgx.items():
+                if data.get("roce") is not True:
+                    ctx.error("mount", path + ("transport",), f"RDMA mount but {host} has roce off", "set roce: true on the DGX or mount over tcp")
+        limit = m.as_int(nfs.get("tcp_max_transfer_size"))
+        for size_key in ("rsize", "wsize"):
+            size = m.as_int(mount.get(size_key))
+            if limit and size and size > limit:
+                ctx.error("mount", path + (size_key,), f"{size_key} {size} exceeds the SVM's tcp_max_transfer_size {limit}",
+                          f"use at most {limit}")
+        lif_networks = {lif["network"] for lif in ctx.lifs if lif["svm"] == svm["name"]}
+        for host in ctx.dgx:
+            host_networks = {nic["network"] for nic in m.host_interfaces(ctx.model, host).values() if nic["kind"] == "storage"}
+            if host_networks and not host_networks & lif_networks:
+                ctx.error("mount", path, f"{host} has no storage network on which SVM {svm['name']} has a data LIF; it cannot mount {mount.get('path')}",
+                          "add a LIF on the host's storage network")

@@ -1,0 +1,55 @@
+"""Rules of the Kubernetes layer: cluster hosts, the deployment mode, and DeepOps' pod and service networks."""
+from __future__ import annotations
+
+import os
+
+from .. import kubernetes as k
+from .. import model as m
+from ..inventory import KUBE_GROUPS
+from .context import Context
+
+
+def kubernetes(ctx: Context) -> None:
+    """Kubernetes hosts are declared DGX or servers; the deployment mode has what it needs."""
+    kube = m.as_dict(ctx.model.get("kubernetes"))
+    for group in KUBE_GROUPS:
+        for host in ctx.site.groups.get(group, []):
+            if host not in ctx.dgx and host not in ctx.servers:
+                ctx.error("dangling-reference", ("groups", group), f"{host} in {group} is not a declared DGX or server",
+                          f"add {host} to group dgx or servers with its model in host_vars/{host}.yml")
+    control_plane = ctx.site.groups.get("kube_control_plane", [])
+    if kube.get("deployment") == "deepops":
+        if not control_plane:
+            ctx.error("kubernetes", ("groups", "kube_control_plane"), "DeepOps needs at least one control-plane host",
+                      "list hosts under kube_control_plane in hosts.yml")
+        elif len(control_plane) % 2 == 0:
+            ctx.warning("kubernetes", ("groups", "kube_control_plane"),
+                        f"{len(control_plane)} control-plane hosts: etcd needs an odd number for quorum", "use 1, 3 or 5")
+        if "deepops" not in kube:
+            ctx.error("kubernetes", ("kubernetes",), "deployment is deepops but the deepops section is missing", "add kubernetes.deepops.version")
+        if "common_user" not in kube:
+            ctx.error("kubernetes", ("kubernetes",), "DeepOps needs a common user with the same uid/gid on all nodes",
+                      "add kubernetes.common_user {name, uid, gid}")
+    if kube.get("deployment") == "existing":
+        existing = m.as_dict(kube.get("existing"))
+        if not existing:
+            ctx.error("kubernetes", ("kubernetes",), "deployment is existing but no kubeconfig is given", "add kubernetes.existing.kubeconfig")
+        elif ctx.check_files and isinstance(existing.get("kubeconfig"), str):
+            path = ctx.site.site_file(existing["kubeconfig"])
+            if not os.path.isfile(path):
+                ctx.warning("kubernetes", ("kubernetes", "existing", "kubeconfig"), f"kubeconfig {existing['kubeconfig']} does not exist (yet)",
+                            "the Kubernetes layer will fail until it exists")
+    if not ctx.site.groups.get("kube_node"):
+        ctx.warning("kubernetes", ("groups", "kube_node"), "no Kubernetes worker hosts", "list the DGX nodes under kube_node")
+
+
+def kubernetes_networks(ctx: Context) -> None:
+    """A DeepOps cluster's pod and service networks (Kubespray's defaults) overlap no site network."""
+    if m.as_dict(ctx.model.get("kubernetes")).get("deployment") != "deepops":
+        return
+    for label, cidr in (("service", k.KUBESPRAY_SERVICE_CIDR), ("pod", k.KUBESPRAY_POD_CIDR)):
+        for name in k.overlapping_networks(ctx.model, cidr):
+            index = next(i for i, n in enumerate(m.as_list(ctx.model.get("networks"))) if m.as_dict(n).get("name") == name)
+            ctx.error("kubernetes", ("networks", index, "subnet"),
+                      f"network '{name}' overlaps the Kubernetes {label} network {cidr} that DeepOps (Kubespray) uses",
+                      f"renumber '{name}'; the cluster's {label} network is Kubespray's default")

@@ -1,0 +1,162 @@
+"""Rules of the networks: sane subnets, VLANs and routes; every address unique and inside its network."""
+from __future__ import annotations
+
+import ipaddress
+
+from .. import model as m
+from .context import Context, host_path
+
+
+def networks_sane(ctx: Context) -> None:
+    """Subnets are network addresses and do not overlap; gateways sit inside; names and VLANs are unique."""
+    seen_names: dict[str, int] = {}
+    seen_vlans: dict[int, str] = {}
+    subnets: list[tuple[ipaddress.IPv4Network, str, int]] = []
+    for index, network in enumerate(m.as_list(ctx.model.get("networks"))):
+        if not isinstance(network, dict):
+            continue
+        name = m.as_str(network.get("name"))
+        path = ("networks", index)
+        if name in seen_names:
+            ctx.error("network", path + ("name",), f"network '{name}' is declared twice (also networks[{seen_names[name]}])",
+                      "give each network its own name")
+        elif name:
+            seen_names[name] = index
+        vlan = m.as_int(network.get("vlan"))
+        if vlan is not None:
+            if vlan in seen_vlans:
+                ctx.error("vlan", path + ("vlan",), f"VLAN {vlan} is also the VLAN of network '{seen_vlans[vlan]}'",
+                          "give each network its own VLAN id")
+            seen_vlans.setdefault(vlan, name or "?")
+        text = network.get("subnet")
+        subnet = m.parse_subnet(text, strict=True)
+        loose = m.parse_subnet(text, strict=False)
+        if isinstance(text, str) and loose is None:
+            ctx.error("subnet", path + ("subnet",), f"{text!r} is not a valid IPv4 network", "write it as a.b.c.d/len")
+            continue
+        if subnet is None and loose is not None:
+            ctx.error("subnet", path + ("subnet",), f"{text} has host bits set",
+                      f"did you mean {loose.with_prefixlen}?")
+        if loose is None:
+            continue
+        for other, other_name, _other_index in subnets:
+            if loose.overlaps(other):
+                ctx.error("subnet", path + ("subnet",), f"{loose} overlaps network '{other_name}' ({other})",
+                          "give each network a separate subnet")
+        subnets.append((loose, name or "?", index))
+        gateway = m.parse_address(network.get("gateway"))
+        if gateway is not None:
+            problem = _address_problem(gateway, loose, None)
+            if problem:
+                ctx.error("address-in-subnet", path + ("gateway",), f"gateway {gateway} {problem}",
+                          f"use a host address of {loose}")
+        for route_index, route in enumerate(m.as_list(network.get("routes"))):
+            route = m.as_dict(route)
+            via = m.parse_address(route.get("via")) or gateway
+            if via is None:
+                ctx.error("route", path + ("routes", route_index),
+                          f"route to {route.get('to')} has no next hop and network '{name}' has no gateway",
+                          "set via: or the network's gateway")
+            elif via not in loose:
+                ctx.error("route", path + ("routes", route_index, "via"), f"next hop {via} is outside {loose}",
+                          f"use an address of {loose}")
+            if m.parse_subnet(route.get("to")) is None and isinstance(route.get("to"), str):
+                ctx.error("route", path + ("routes", route_index, "to"), f"{route.get('to')!r} is not a network address",
+                          "write the destination as a.b.c.0/len")
+
+
+def _address_problem(address: ipaddress.IPv4Address, subnet: ipaddress.IPv4Network, gateway) -> str | None:
+    if address not in subnet:
+        return f"is outside {subnet}"
+    if subnet.prefixlen < 31 and address == subnet.network_address:
+        return f"is the network address of {subnet}"
+    if subnet.prefixlen < 31 and address == subnet.broadcast_address:
+        return f"is the broadcast address of {subnet}"
+    if gateway is not None and address == gateway:
+        return "is the network's gateway"
+    return None
+
+
+def _addresses(ctx: Context) -> list[tuple[str, str | None, tuple, str]]:
+    """(address, network or None, model path, what) for every address the pod uses."""
+    result: list[tuple[str, str | None, tuple, str]] = []
+    ontap = m.as_dict(ctx.model.get("ontap"))
+    if m.as_str(ontap.get("mgmt_address")):
+        result.append((ontap["mgmt_address"], None, ("ontap", "mgmt_address"), "ONTAP cluster management"))
+    for index, node in enumerate(m.as_list(ontap.get("nodes"))):
+        if isinstance(node, dict) and m.as_str(node.get("mgmt_address")):
+            result.append((node["mgmt_address"], None, ("ontap", "nodes", index, "mgmt_address"), f"node {node.get('name')}"))
+    for index, svm in enumerate(m.as_list(ontap.get("svms"))):
+        if not isinstance(svm, dict):
+            continue
+        mgmt = m.svm_mgmt_lif(ctx.model, svm)
+        if mgmt and mgmt["address"]:
+            result.append((mgmt["address"], mgmt["network"], ("ontap", "svms", index, "mgmt_lif", "address"),
+                           f"SVM {svm.get('name')} management LIF"))
+        spec = m.as_dict(svm.get("data_lifs"))
+        explicit = m.as_list(spec.get("explicit"))
+        lifs = [lif for lif in ctx.lifs if lif["svm"] == svm.get("name")]
+        for lif in lifs:
+            if not lif["address"]:
+                continue
+            if "explicit" in spec:
+                position = next((i for i, e in enumerate(explicit) if m.as_dict(e).get("name") == lif["name"]), None)
+                path = ("ontap", "svms", index, "data_lifs", "explicit", position, "address")
+            else:
+                path = ("ontap", "svms", index, "data_lifs", "first_address", lif["network"])
+            result.append((lif["address"], lif["network"], path, f"LIF {lif['name']}"))
+    for host, data in ctx.switches.items():
+        if m.as_str(data.get("mgmt_address")):
+            result.append((data["mgmt_address"], None, host_path(host, "switch", "mgmt_address"), f"switch {host}"))
+    for kind, hosts in (("dgx", ctx.dgx), ("server", ctx.servers)):
+        for host, data in hosts.items():
+            if m.as_str(data.get("mgmt_address")):
+                result.append((data["mgmt_address"], None, host_path(host, kind, "mgmt_address"), f"{host} management"))
+            inband = m.as_dict(data.get("inband"))
+            if m.as_str(inband.get("address")):
+                result.append((inband["address"], m.as_str(inband.get("network")), host_path(host, kind, "inband", "address"),
+                               f"{host} {inband.get('name')}"))
+            for nic_index, nic in enumerate(m.as_list(data.get("storage_nics"))):
+                nic = m.as_dict(nic)
+                if m.as_str(nic.get("address")):
+                    result.append((nic["address"], m.as_str(nic.get("network")),
+                                   host_path(host, kind, "storage_nics", nic_index, "address"), f"{host} {nic.get('name')}"))
+    return result
+
+
+def unique_addresses(ctx: Context) -> None:
+    """No IP address is used twice anywhere in the pod."""
+    seen: dict[str, tuple[tuple, str]] = {}
+    for address, _network, path, what in _addresses(ctx):
+        if m.parse_address(address) is None:
+            continue
+        if address in seen and seen[address][0] != path:
+            first_path, first_what = seen[address]
+            ctx.error("duplicate-address", path, f"{address} ({what}) is already used by {first_what} at {ctx.site.locate(first_path)}",
+                      "give every interface its own address")
+        seen.setdefault(address, (path, what))
+
+
+def addresses_in_subnets(ctx: Context) -> None:
+    """Every address lies in its network, and is not that network's network, broadcast or gateway address."""
+    management = [m.parse_subnet(n.get("subnet"), strict=False) for n in ctx.networks.values()
+                  if n.get("purpose") in ("mgmt", "inband")]
+    for address_text, network_name, path, what in _addresses(ctx):
+        address = m.parse_address(address_text)
+        if address is None:
+            continue
+        if network_name is None:
+            if not any(subnet and address in subnet for subnet in management):
+                ctx.error("address-in-subnet", path, f"{address} ({what}) is in no declared mgmt or inband network",
+                          "declare its management network in networks.yml or correct the address")
+            continue
+        network = ctx.network_of(network_name)
+        if network is None:
+            continue  # dangling network names are reported by the rule that owns the reference
+        subnet = m.parse_subnet(network.get("subnet"), strict=False)
+        if subnet is None:
+            continue
+        problem = _address_problem(address, subnet, m.parse_address(network.get("gateway")))
+        if problem:
+            ctx.error("address-in-subnet", path, f"{address} ({what}) {problem} of network '{network_name}'",
+                      f"use a free host address of {subnet}")

@@ -1,0 +1,201 @@
+"""Rules of the switches: ports used once and matching their far end, and vPC/MLAG pairs."""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import model as m
+from .context import Context, host_path
+
+JUMBO_SWITCH_MTU = 9216  # a 9000-byte host MTU plus headers, tags and FCS fits in 9216 on the switch
+
+
+def switch_ports(ctx: Context) -> None:
+    """Switch ports are used once, lead to declared devices, and carry the VLANs and MTU of the far end."""
+    cabled: dict[tuple[str, str], tuple] = {}
+    for switch, data in ctx.switches.items():
+        used: dict[str, tuple] = {}
+        platform = data.get("platform")
+        prefix = {"nxos": "Ethernet", "cumulus": "swp"}.get(platform)
+
+        def use(port: Any, path: tuple) -> None:
+            if not isinstance(port, str):
+                return
+            if port in used:
+                ctx.error("switch-port", path, f"{switch} port {port} is used twice (also at {ctx.site.locate(used[port])})",
+                          "use each port once: as a port, a port-channel member or a peer-link member")
+            used.setdefault(port, path)
+            if prefix and not port.startswith(prefix):
+                ctx.error("switch-port", path, f"{port} is not a {platform} port name", f"{platform} ports are named {prefix}...")
+
+        vpc = m.as_dict(data.get("vpc"))
+        link = m.as_dict(vpc.get("peer_link"))
+        for index, port in enumerate(m.as_list(link.get("members"))):
+            use(port, host_path(switch, "switch", "vpc", "peer_link", "members", index))
+        channel_ids: dict[int, tuple] = {}
+        if m.as_int(link.get("port_channel")) is not None:
+            channel_ids[link["port_channel"]] = host_path(switch, "switch", "vpc", "peer_link", "port_channel")
+        for index, channel in enumerate(m.as_list(data.get("port_channels"))):
+            channel = m.as_dict(channel)
+            path = host_path(switch, "switch", "port_channels", index)
+            channel_id = m.as_int(channel.get("id"))
+            if channel_id in channel_ids:
+                ctx.error("switch-port", path + ("id",), f"port-channel {channel_id} is used twice on {switch}")
+            channel_ids.setdefault(channel_id or -1, path)
+            for member_index, port in enumerate(m.as_list(channel.get("members"))):
+                use(port, path + ("members", member_index))
+            _check_far_end(ctx, switch, channel, path, cabled, bundle=True)
+        for index, port in enumerate(m.as_list(data.get("ports"))):
+            port = m.as_dict(port)
+            path = host_path(switch, "switch", "ports", index)
+            use(port.get("name"), path + ("name",))
+            _check_far_end(ctx, switch, port, path, cabled, bundle=False)
+        ports, channels = m.switch_entries(ctx.model, switch)
+        entries = [m.as_dict(p) for p in m.as_list(data.get("ports")) if m.as_str(m.as_dict(p).get("name"))]
+        channel_entries = [m.as_dict(c) for c in m.as_list(data.get("port_channels")) if m.as_int(m.as_dict(c).get("id")) is not None]
+        raw_index = {id(entry): i for i, entry in enumerate(m.as_list(data.get("ports")))}
+        raw_channel_index = {id(entry): i for i, entry in enumerate(m.as_list(data.get("port_channels")))}
+        short = []
+        for settled, entry in zip(ports, entries):
+            short.append(_check_port_settings(ctx, switch, settled, entry, host_path(switch, "switch", "ports", raw_index.get(id(entry), 0))))
+        for settled, entry in zip(channels, channel_entries):
+            short.append(_check_port_settings(ctx, switch, settled, entry, host_path(switch, "switch", "port_channels", raw_channel_index.get(id(entry), 0))))
+        short = [name for name in short if name]
+        if short:
+            switch_mtu = m.as_int(data.get("mtu")) or m.DEFAULT_SWITCH_MTU
+            ctx.error("mtu", host_path(switch, "switch", "mtu"),
+                      f"switch MTU {switch_mtu} is below the {JUMBO_SWITCH_MTU} that its jumbo (MTU 9000) ports need: {', '.join(short)}",
+                      f"set mtu: {JUMBO_SWITCH_MTU}")
+
+
+def _check_far_end(ctx: Context, switch: str, entry: dict, path: tuple, cabled: dict, bundle: bool) -> None:
+    target = m.as_dict(entry.get("connects_to"))
+    end = m.far_end(ctx.model, target)
+    if end is None:
+        return
+    if end["kind"] == "host":
+        if end["device"] not in ctx.dgx and end["device"] not in ctx.servers:
+            ctx.error("dangling-reference", path + ("connects_to", "host"), f"{end['device']} is not a declared DGX or server",
+                      "use a host of group dgx or servers")
+            return
+        if not end["resolved"]:
+            ctx.error("dangling-reference", path + ("connects_to", "nic"), f"{end['device']} has no NIC or bond named {end['interface']}",
+                      f"declare it in host_vars/{end['device']}.yml (storage_nics or inband)")
+            return
+        attached = m.as_dict(ctx.dgx.get(end["device"]) or ctx.servers.get(end["device"]))
+        is_bond = end.get("nic_kind") == "inband" and bool(m.as_dict(attached.get("inband")).get("members"))
+        if bundle and not is_bond:
+            ctx.error("switch-port", path + ("connects_to",), f"port-channel leads to {end['description']}, which is not a bond",
+                      "connect a port-channel to a bond (inband with members), or use a plain port")
+        if not bundle and is_bond:
+            ctx.error("switch-port", path + ("connects_to",), f"plain port leads to bond {end['description']}",
+                      "use a port-channel for a bond")
+    else:
+        if end["device"] not in ctx.node_names:
+            ctx.error("dangling-reference", path + ("connects_to", "ontap_node"), f"ONTAP node '{end['device']}' is not declared",
+                      f"use one of {', '.join(ctx.node_names)}")
+            return
+        if not end["resolved"]:
+            ctx.error("dangling-reference", path + ("connects_to", "port"), f"{end['interface']} is neither a port nor an interface group of {end['device']}",
+                      "declare it under ontap.nodes[].ports or ontap.interface_groups")
+            return
+        if bundle and not end.get("is_ifgrp"):
+            ctx.error("switch-port", path + ("connects_to",), f"port-channel leads to {end['description']}, which is not an interface group",
+                      "connect port-channels to interface groups (a0a...)")
+        if not bundle and end.get("is_ifgrp"):
+            ctx.error("switch-port", path + ("connects_to",), f"plain port leads to interface group {end['description']}",
+                      "use a port-channel for an interface group")
+    key = (end["device"], end["interface"])
+    if not bundle:
+        if key in cabled:
+            ctx.error("switch-port", path + ("connects_to",), f"{end['description']} is already cabled at {ctx.site.locate(cabled[key])}",
+                      "a NIC or ONTAP port has one cable")
+        cabled.setdefault(key, path)
+
+
+def _check_port_settings(ctx: Context, switch: str, settled: dict, entry: dict, path: tuple) -> str | None:
+    """Checks one port or port-channel; returns its name when it is jumbo but inherits a too-small switch MTU."""
+    end = m.far_end(ctx.model, entry.get("connects_to")) or {}
+    for network_name, _tagged in end.get("memberships", []):
+        network = ctx.network_of(network_name) or {}
+        if m.as_int(network.get("vlan")) is None and network:
+            ctx.error("vlan", path, f"{settled['name']} carries network '{network_name}', which has no VLAN id",
+                      "give the network a vlan in networks.yml")
+    if end and not end.get("memberships") and end.get("resolved"):
+        ctx.warning("switch-port", path, f"{settled['name']} leads to {end.get('description')}, which carries no declared network",
+                    "put the far end in a network (broadcast domain or NIC network)")
+    explicit = [v for v in m.as_list(entry.get("vlans")) if m.as_int(v) is not None]
+    declared_vlans = {m.as_int(n.get("vlan")) for n in ctx.networks.values()}
+    for vlan in explicit:
+        if vlan not in declared_vlans:
+            ctx.error("vlan", path + ("vlans",), f"VLAN {vlan} on {settled['name']} belongs to no declared network",
+                      "declare the network or remove the VLAN")
+    missing = [v for v in settled["derived_vlans"] if explicit and v not in explicit]
+    if missing:
+        ctx.error("vlan", path + ("vlans",),
+                  f"{settled['name']} leads to {end.get('description')} on VLAN {', '.join(map(str, missing))}, missing from its vlans list",
+                  "drop vlans (they follow the far end) or add the missing ones")
+    if settled["mode"] == "access" and len(set(explicit or settled["derived_vlans"])) > 1:
+        ctx.error("vlan", path + ("mode",), f"{settled['name']} is an access port but carries several VLANs",
+                  "make it a trunk (or drop mode)")
+    if settled["mode"] == "access" and any(tagged for _n, tagged in end.get("memberships", [])):
+        ctx.error("vlan", path + ("mode",), f"{settled['name']} is an access port but {end.get('description')} sends tagged frames",
+                  "make it a trunk (or drop mode)")
+    mtus = [m.as_int((ctx.network_of(n) or {}).get("mtu")) or 1500 for n in settled["networks"]]
+    needed = max(mtus, default=1500)
+    if needed > 1500 and settled["mtu"] < JUMBO_SWITCH_MTU:
+        if "mtu" in entry:
+            ctx.error("mtu", path + ("mtu",),
+                      f"{settled['name']} has MTU {settled['mtu']} but {end.get('description')} sends {needed}-byte frames; "
+                      f"jumbo paths need {JUMBO_SWITCH_MTU} on the switch",
+                      f"set this port's mtu to {JUMBO_SWITCH_MTU} (or drop it to use the switch's)")
+        else:
+            return settled["name"]
+    return None
+
+
+def vpc_pairs(ctx: Context) -> None:
+    """vPC/MLAG peers name each other, share a domain, and both carry every vPC port-channel to the same far end."""
+    for switch, data in ctx.switches.items():
+        vpc = m.as_dict(data.get("vpc"))
+        if not vpc:
+            continue
+        path = host_path(switch, "switch", "vpc")
+        peer = vpc.get("peer")
+        peer_data = ctx.switches.get(peer) if isinstance(peer, str) else None
+        if peer_data is None:
+            if isinstance(peer, str):
+                ctx.error("dangling-reference", path + ("peer",), f"vPC peer '{peer}' is not a declared switch",
+                          f"use one of {', '.join(s for s in ctx.switches if s != switch)}")
+            continue
+        if peer == switch:
+            ctx.error("vpc", path + ("peer",), "a switch cannot be its own vPC peer")
+            continue
+        peer_vpc = m.as_dict(peer_data.get("vpc"))
+        if peer_vpc.get("peer") != switch:
+            ctx.error("vpc", path + ("peer",), f"{peer} does not name {switch} as its vPC peer",
+                      f"set vpc.peer: {switch} in host_vars/{peer}.yml")
+            continue
+        if peer_vpc.get("domain") != vpc.get("domain"):
+            ctx.error("vpc", path + ("domain",), f"vPC domain {vpc.get('domain')} differs from {peer}'s {peer_vpc.get('domain')}",
+                      "use the same domain on both peers")
+        if data.get("platform") != peer_data.get("platform"):
+            ctx.error("vpc", host_path(switch, "switch", "platform"), f"{switch} and its peer {peer} run different platforms")
+        if m.as_int(vpc.get("role_priority")) is not None and vpc.get("role_priority") == peer_vpc.get("role_priority"):
+            ctx.warning("vpc", path + ("role_priority",), f"{switch} and {peer} have the same role priority", "give the primary a lower value")
+        if m.as_dict(vpc.get("peer_link")).get("port_channel") != m.as_dict(peer_vpc.get("peer_link")).get("port_channel"):
+            ctx.warning("vpc", path + ("peer_link", "port_channel"), f"peer-link port-channel differs from {peer}'s",
+                        "use the same id on both peers for readability")
+        mine = m.switch_entries(ctx.model, switch)[1]
+        theirs = m.switch_entries(ctx.model, peer)[1]
+        their_by_vpc = {c["vpc"]: c for c in theirs}
+        for index, channel in enumerate(mine):
+            other = their_by_vpc.get(channel["vpc"])
+            raw_index = next((i for i, c in enumerate(m.as_list(data.get("port_channels")))
+                              if m.as_dict(c).get("id") == channel["id"]), index)
+            channel_path = host_path(switch, "switch", "port_channels", raw_index)
+            if other is None:
+                ctx.error("vpc", channel_path, f"vPC {channel['vpc']} ({channel['description']}) exists on {switch} but not on its peer {peer}",
+                          f"add the matching port-channel with vpc {channel['vpc']} to host_vars/{peer}.yml")
+            elif (other["far_end"].get("device"), other["far_end"].get("interface")) != (channel["far_end"].get("device"), channel["far_end"].get("interface")):
+                ctx.error("vpc", channel_path, f"vPC {channel['vpc']} leads to {channel['description']} here but to {other['description']} on {peer}",
+                          "a vPC joins both peers to the same bond or interface group")
