@@ -1,4 +1,4 @@
-"""Which declared objects a server-side apply would change (aipod_site.kubernetes.apply_pending),
+"""Which declared objects a server-side apply would change (aipod_site.kubernetes.apply.apply_pending),
 and the credentials Secrets it compares (secret_manifests).
 
 The live objects below are shaped as the lab's API server returned them after the role applied
@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import kubernetes as k
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes import apply
 
 CLASS = {
     "apiVersion": "storage.k8s.io/v1",
@@ -45,20 +45,20 @@ def _applied(manifest: dict, manager: str = "aipod") -> dict:
 
 
 def test_an_object_the_cluster_holds_as_declared_is_not_pending():
-    assert k.apply_pending([_applied(CLASS)], [CLASS], "aipod") == {}
+    assert apply.apply_pending([_applied(CLASS)], [CLASS], "aipod") == {}
 
 
 def test_fields_the_server_adds_are_not_differences():
     live = _applied(CLASS)
     live["status"] = {"phase": "Bound"}
     live["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] = "{}"
-    assert k.apply_pending([live], [CLASS], "aipod") == {}
+    assert apply.apply_pending([live], [CLASS], "aipod") == {}
 
 
 def test_a_missing_object_is_pending():
     other = copy.deepcopy(CLASS)
     other["metadata"]["name"] = "ontap-new"
-    assert k.apply_pending([_applied(CLASS)], [CLASS, other], "aipod") == {
+    assert apply.apply_pending([_applied(CLASS)], [CLASS, other], "aipod") == {
         "StorageClass": {"ontap-new": "not in the cluster"}}
 
 
@@ -75,7 +75,7 @@ def test_a_missing_object_is_pending():
 def test_a_value_changed_by_hand_is_pending(change, reason):
     live = _applied(CLASS)
     change(live)
-    assert k.apply_pending([live], [CLASS], "aipod") == {"StorageClass": {"ontap-flexgroup": reason}}
+    assert apply.apply_pending([live], [CLASS], "aipod") == {"StorageClass": {"ontap-flexgroup": reason}}
 
 
 def test_an_empty_declared_field_matches_the_field_left_out():
@@ -84,9 +84,9 @@ def test_an_empty_declared_field_matches_the_field_left_out():
     declared["parameters"]["extra"] = None
     live = _applied(CLASS)
     live.pop("mountOptions")
-    assert k.apply_pending([live], [declared], "aipod") == {}
+    assert apply.apply_pending([live], [declared], "aipod") == {}
     live["mountOptions"] = ["hard"]
-    assert k.apply_pending([live], [declared], "aipod") == {"StorageClass": {"ontap-flexgroup": "mountOptions differs"}}
+    assert apply.apply_pending([live], [declared], "aipod") == {"StorageClass": {"ontap-flexgroup": "mountOptions differs"}}
 
 
 def test_booleans_and_numbers_are_not_confused():
@@ -94,28 +94,28 @@ def test_booleans_and_numbers_are_not_confused():
     declared["parameters"]["replicas"] = 1
     live = _applied(declared)
     live["parameters"]["replicas"] = True
-    assert k.apply_pending([live], [declared], "aipod") == {"StorageClass": {"ontap-flexgroup": "parameters.replicas differs"}}
+    assert apply.apply_pending([live], [declared], "aipod") == {"StorageClass": {"ontap-flexgroup": "parameters.replicas differs"}}
     live["parameters"]["replicas"] = "1"
-    assert k.apply_pending([live], [declared], "aipod") == {"StorageClass": {"ontap-flexgroup": "parameters.replicas differs"}}
+    assert apply.apply_pending([live], [declared], "aipod") == {"StorageClass": {"ontap-flexgroup": "parameters.replicas differs"}}
     live["parameters"]["replicas"] = 1.0
-    assert k.apply_pending([live], [declared], "aipod") == {}
+    assert apply.apply_pending([live], [declared], "aipod") == {}
 
 
 def test_a_field_the_manager_applied_and_the_declaration_dropped_is_pending():
     before = copy.deepcopy(CLASS)
     before["metadata"]["labels"]["team"] = "ml"
     live = _applied(before)
-    assert k.apply_pending([live], [CLASS], "aipod") == {
+    assert apply.apply_pending([live], [CLASS], "aipod") == {
         "StorageClass": {"ontap-flexgroup": "metadata.labels.team is no longer declared"}}
 
 
 def test_fields_of_other_managers_or_updates_do_not_count():
     before = copy.deepcopy(CLASS)
     before["metadata"]["labels"]["team"] = "ml"
-    assert k.apply_pending([_applied(before, manager="kubectl")], [CLASS], "aipod") == {}
+    assert apply.apply_pending([_applied(before, manager="kubectl")], [CLASS], "aipod") == {}
     live = _applied(before)
     live["metadata"]["managedFields"][0]["operation"] = "Update"
-    assert k.apply_pending([live], [CLASS], "aipod") == {}
+    assert apply.apply_pending([live], [CLASS], "aipod") == {}
 
 
 def test_list_elements_in_managed_fields_end_at_the_list():
@@ -123,9 +123,9 @@ def test_list_elements_in_managed_fields_end_at_the_list():
                 "secrets": [{"name": "token"}]}
     live = _applied(declared)
     live["metadata"]["managedFields"][0]["fieldsV1"]["f:secrets"] = {".": {}, 'k:{"name":"token"}': {".": {}, "f:name": {}}}
-    assert k.apply_pending([live], [declared], "aipod") == {}
+    assert apply.apply_pending([live], [declared], "aipod") == {}
     dropped = {key: value for key, value in declared.items() if key != "secrets"}
-    assert k.apply_pending([live], [dropped], "aipod") == {"ServiceAccount": {"sa": "secrets is no longer declared"}}
+    assert apply.apply_pending([live], [dropped], "aipod") == {"ServiceAccount": {"sa": "secrets is no longer declared"}}
 
 
 def test_objects_are_matched_by_namespace_and_name():
@@ -133,7 +133,7 @@ def test_objects_are_matched_by_namespace_and_name():
                 "metadata": {"name": "lab-flexgroup", "namespace": "trident"}, "spec": {"version": 1}}
     elsewhere = _applied(declared)
     elsewhere["metadata"]["namespace"] = "other"
-    assert k.apply_pending([elsewhere], [declared], "aipod") == {
+    assert apply.apply_pending([elsewhere], [declared], "aipod") == {
         "TridentBackendConfig": {"lab-flexgroup": "not in the cluster"}}
 
 
@@ -145,7 +145,7 @@ def _credentials() -> list[dict]:
 
 
 def test_secret_manifests_carry_the_vault_values_base64_encoded():
-    manifests = k.secret_manifests(_credentials(), "trident", ["pä55", "s3cret"])
+    manifests = apply.secret_manifests(_credentials(), "trident", ["pä55", "s3cret"])
     assert [s["metadata"] for s in manifests] == [
         {"name": "trident-svm-ai", "namespace": "trident", "labels": {"app.kubernetes.io/managed-by": "aipod"}},
         {"name": "trident-anf-lab", "namespace": "trident", "labels": {"app.kubernetes.io/managed-by": "aipod"}}]
@@ -155,12 +155,12 @@ def test_secret_manifests_carry_the_vault_values_base64_encoded():
         "clientID": "c1d2", "clientSecret": "s3cret"}
     assert {s["type"] for s in manifests} == {"Opaque"}
     with pytest.raises(ValueError):
-        k.secret_manifests(_credentials(), "trident", ["only one"])
+        apply.secret_manifests(_credentials(), "trident", ["only one"])
 
 
 def test_a_changed_vault_password_makes_its_secret_pending_without_naming_the_value():
-    live = [_applied(s) for s in k.secret_manifests(_credentials(), "trident", ["hunter2", "s3cret"])]
-    pending = k.apply_pending(live, k.secret_manifests(_credentials(), "trident", ["correct-horse", "s3cret"]), "aipod")
+    live = [_applied(s) for s in apply.secret_manifests(_credentials(), "trident", ["hunter2", "s3cret"])]
+    pending = apply.apply_pending(live, apply.secret_manifests(_credentials(), "trident", ["correct-horse", "s3cret"]), "aipod")
     assert pending == {"Secret": {"trident-svm-ai": "data.password differs"}}
     for value in ("hunter2", "correct-horse"):
         assert value not in str(pending)
@@ -170,7 +170,7 @@ def test_a_changed_vault_password_makes_its_secret_pending_without_naming_the_va
 def _client_side_applied(manifest: dict) -> dict:
     """The object after a client-side apply: the declaration recorded in the annotation (sorted, compact)."""
     live = copy.deepcopy({key: value for key, value in manifest.items() if key not in ("apiVersion", "kind")})
-    live["metadata"].setdefault("annotations", {})[k.LAST_APPLIED_ANNOTATION] = json.dumps(
+    live["metadata"].setdefault("annotations", {})[apply.LAST_APPLIED_ANNOTATION] = json.dumps(
         manifest, separators=(",", ":"), sort_keys=True)
     live["spec"]["conversion"] = {"strategy": "None"}
     return live
@@ -185,19 +185,19 @@ CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinitio
 
 
 def test_a_client_side_applied_object_compares_with_what_was_applied_last():
-    assert k.apply_pending([_client_side_applied(CRD)], [CRD], "", last_applied=True) == {}
+    assert apply.apply_pending([_client_side_applied(CRD)], [CRD], "", last_applied=True) == {}
     newer = copy.deepcopy(CRD)
     del newer["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["parameters"]
     # The live object still holds the dropped property; only the annotation tells that it was applied.
-    assert k.apply_pending([_client_side_applied(CRD)], [newer], "", last_applied=True) == {
+    assert apply.apply_pending([_client_side_applied(CRD)], [newer], "", last_applied=True) == {
         "CustomResourceDefinition": {CRD["metadata"]["name"]: "the last applied configuration differs"}}
     edited = _client_side_applied(CRD)
     edited["spec"]["scope"] = "Namespaced"
-    assert k.apply_pending([edited], [CRD], "", last_applied=True) == {
+    assert apply.apply_pending([edited], [CRD], "", last_applied=True) == {
         "CustomResourceDefinition": {CRD["metadata"]["name"]: "spec.scope differs"}}
     unannotated = _client_side_applied(CRD)
     del unannotated["metadata"]["annotations"]
-    assert k.apply_pending([unannotated], [CRD], "", last_applied=True) == {
+    assert apply.apply_pending([unannotated], [CRD], "", last_applied=True) == {
         "CustomResourceDefinition": {CRD["metadata"]["name"]: "the last applied configuration differs"}}
 
 
@@ -208,10 +208,10 @@ def test_fields_the_server_does_not_keep_are_compared_with_what_was_applied_last
     # What a 1.20 server holds: the CEL rules dropped, the annotation as sent.
     del live["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["x-kubernetes-validations"]
     name = CRD["metadata"]["name"]
-    assert k.apply_pending([live], [declared], "", last_applied=True) == {
+    assert apply.apply_pending([live], [declared], "", last_applied=True) == {
         "CustomResourceDefinition": {name: "spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations differs"}}
-    assert k.apply_pending([live], [declared], "", last_applied=True, unkept=["x-kubernetes-validations"]) == {}
+    assert apply.apply_pending([live], [declared], "", last_applied=True, unkept=["x-kubernetes-validations"]) == {}
     changed = copy.deepcopy(declared)
     changed["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["x-kubernetes-validations"][0]["rule"] = "true"
-    assert k.apply_pending([live], [changed], "", last_applied=True, unkept=["x-kubernetes-validations"]) == {
+    assert apply.apply_pending([live], [changed], "", last_applied=True, unkept=["x-kubernetes-validations"]) == {
         "CustomResourceDefinition": {name: "the last applied configuration differs"}}

@@ -1,11 +1,12 @@
-"""Derivations of the Kubernetes and Trident layers (aipod_site.kubernetes) on the sample and lab pods."""
+"""Derivations of the Kubernetes and Trident layers (aipod_site.kubernetes: deepops, trident, apply, verify) on the sample and lab pods."""
 from __future__ import annotations
 
 import copy
 
 import pytest
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import kubernetes as k
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes import apply, deepops, trident, verify
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import validate_site
 
 
@@ -31,12 +32,12 @@ def decrypt_module():
 
 
 def test_export_cidrs_are_the_storage_networks_of_the_workers(sample, lab):
-    assert k.kube_node_cidrs(sample) == ["100.127.111.0/24", "100.127.112.0/24"]
-    assert k.kube_node_cidrs(lab) == ["172.31.251.0/24", "172.31.252.0/24"]
+    assert deepops.kube_node_cidrs(sample) == ["100.127.111.0/24", "100.127.112.0/24"]
+    assert deepops.kube_node_cidrs(lab) == ["172.31.251.0/24", "172.31.252.0/24"]
 
 
 def test_sample_trident_plan(sample):
-    plan = k.trident_plan(sample)
+    plan = trident.trident_plan(sample)
     assert plan["namespace"] == "trident"
     assert plan["install"]["method"] == "helm"
     assert plan["secrets"] == [{"name": "trident-ontap-aipod-data", "kind": "ontap", "svm": "aipod-data",
@@ -61,7 +62,7 @@ def test_sample_trident_plan(sample):
 
 
 def test_sample_storage_classes_and_snapshot_class(sample):
-    plan = k.trident_plan(sample)
+    plan = trident.trident_plan(sample)
     default, flexvol = plan["storage_classes"]
     assert plan["default_class"] == "ontap-flexgroup"
     assert default["provisioner"] == "csi.trident.netapp.io"
@@ -85,19 +86,19 @@ def test_sample_storage_classes_and_snapshot_class(sample):
 def test_snapshot_class_defaults_when_the_model_has_none(sample):
     model = copy.deepcopy(sample)
     del model["trident"]["snapshot_class"]
-    snapshot = k.trident_plan(model)["snapshot_class"]
+    snapshot = trident.trident_plan(model)["snapshot_class"]
     assert (snapshot["metadata"]["name"], snapshot["deletionPolicy"]) == ("trident-snapshotclass", "Delete")
 
 
 def test_backend_lifs_by_name_or_address_and_defaults(sample):
     model = copy.deepcopy(sample)
-    lif = k.m.data_lifs(model)[0]
+    lif = m.data_lifs(model)[0]
     backend = model["trident"]["backends"][1]
     backend.update({"management_lif": "aipod-data-mgmt", "data_lif": lif["name"], "storage_prefix": "k8s_",
                     "limit_volume_size": "50Ti",
                     "defaults": {"snapshot_reserve": 10, "snapshot_dir": True, "space_reserve": "none",
                                  "unix_permissions": "0775", "security_style": "unix"}})
-    spec = k.trident_plan(model)["backends"][1]["manifest"]["spec"]
+    spec = trident.trident_plan(model)["backends"][1]["manifest"]["spec"]
     assert spec["managementLIF"] == "10.61.219.20"
     assert spec["dataLIF"] == lif["address"]
     assert spec["storagePrefix"] == "k8s_" and spec["limitVolumeSize"] == "50Ti"
@@ -110,7 +111,7 @@ def test_backend_lifs_by_name_or_address_and_defaults(sample):
 def test_named_export_policy_turns_auto_export_off(sample):
     model = copy.deepcopy(sample)
     model["trident"]["backends"][0]["defaults"] = {"export_policy": "k8s-nodes"}
-    spec = k.trident_plan(model)["backends"][0]["manifest"]["spec"]
+    spec = trident.trident_plan(model)["backends"][0]["manifest"]["spec"]
     assert spec["autoExportPolicy"] is False
     assert "autoExportCIDRs" not in spec
     assert spec["defaults"] == {"exportPolicy": "k8s-nodes"}
@@ -137,7 +138,7 @@ def test_azure_netapp_files_backend(sample):
     model = copy.deepcopy(sample)
     model["trident"]["backends"].append(copy.deepcopy(ANF))
     model["trident"]["storage_classes"].append({"name": "anf-premium", "backend": "anf-hybrid"})
-    plan = k.trident_plan(model)
+    plan = trident.trident_plan(model)
     spec = plan["backends"][-1]["manifest"]["spec"]
     assert spec == {
         "version": 1, "storageDriverName": "azure-netapp-files", "backendName": "anf-hybrid",
@@ -152,7 +153,7 @@ def test_azure_netapp_files_backend(sample):
 
 
 def test_deepops_plan_of_the_sample(sample):
-    plan = k.deepops_plan(sample)
+    plan = deepops.deepops_plan(sample)
     assert plan["control_plane"] == plan["etcd"] == ["k8s-cp01", "k8s-cp02", "k8s-cp03"]
     assert plan["workers"] == ["dgx01", "dgx02", "dgx03", "dgx04"]
     assert plan["hosts"][0] == {"name": "k8s-cp01", "ip": "10.61.219.31"}
@@ -163,8 +164,8 @@ def test_deepops_plan_of_the_sample(sample):
 
 
 def test_kubeconfig_source(sample, lab):
-    assert k.kubeconfig_source(sample) == {"mode": "deepops", "path": None, "context": None}
-    assert k.kubeconfig_source(lab) == {"mode": "existing", "path": "../../.lab/kubernetes/kubeconfig", "context": None}
+    assert deepops.kubeconfig_source(sample) == {"mode": "deepops", "path": None, "context": None}
+    assert deepops.kubeconfig_source(lab) == {"mode": "existing", "path": "../../.lab/kubernetes/kubeconfig", "context": None}
 
 
 def _class(name, default=None, managed=False, **fields):
@@ -177,16 +178,16 @@ def _class(name, default=None, managed=False, **fields):
 
 
 def test_storage_class_changes(sample):
-    planned = k.trident_plan(sample)["storage_classes"]
+    planned = trident.trident_plan(sample)["storage_classes"]
     existing = copy.deepcopy(planned)
-    assert k.storage_class_changes(existing, planned) == {"replace": [], "foreign_defaults": [], "stale": []}
+    assert apply.storage_class_changes(existing, planned) == {"replace": [], "foreign_defaults": [], "stale": []}
     existing[1]["mountOptions"] = ["vers=3"]
     existing[1]["reclaimPolicy"] = None  # Kubernetes' default is Delete, as planned
     existing += [_class("standard", default="true"),
                  _class("legacy", default="false"),
                  {"metadata": {"name": "beta", "annotations": {"storageclass.beta.kubernetes.io/is-default-class": "true"}}},
                  _class("old-trident", managed=True)]
-    changes = k.storage_class_changes(existing, planned)
+    changes = apply.storage_class_changes(existing, planned)
     assert changes["replace"] == [{"name": "ontap-flexvol", "fields": ["mountOptions"]}]
     assert changes["foreign_defaults"] == ["beta", "standard"]
     assert changes["stale"] == ["old-trident"]
@@ -201,10 +202,10 @@ def test_snapshot_api_state():
         return item
 
     names = ["volumesnapshotclasses", "volumesnapshots", "volumesnapshotcontents"]
-    assert k.snapshot_api_state([]) == {"count": 0, "managed": False, "serves_v1": False}
-    assert k.snapshot_api_state([crd(n) for n in names]) == {"count": 3, "managed": False, "serves_v1": True}
-    assert k.snapshot_api_state([crd(n, managed=True) for n in names])["managed"] is True
-    assert k.snapshot_api_state([crd(n, version="v1beta1") for n in names])["serves_v1"] is False
+    assert apply.snapshot_api_state([]) == {"count": 0, "managed": False, "serves_v1": False}
+    assert apply.snapshot_api_state([crd(n) for n in names]) == {"count": 3, "managed": False, "serves_v1": True}
+    assert apply.snapshot_api_state([crd(n, managed=True) for n in names])["managed"] is True
+    assert apply.snapshot_api_state([crd(n, version="v1beta1") for n in names])["serves_v1"] is False
 
 
 def _node(name, ready="True", gpus=None, unschedulable=False):
@@ -220,54 +221,54 @@ def _status(checks):
 
 
 def test_judge_nodes_without_nodes(sample, lab):
-    assert _status(k.judge_nodes(lab, [])) == {"nodes_ready": "not_checked", "gpus_allocatable": "not_checked"}
+    assert _status(verify.judge_nodes(lab, [])) == {"nodes_ready": "not_checked", "gpus_allocatable": "not_checked"}
     # DeepOps deployed the cluster: no nodes is a failure, not a blind spot.
-    assert _status(k.judge_nodes(sample, [])) == {"nodes_ready": "fail", "gpus_allocatable": "fail"}
+    assert _status(verify.judge_nodes(sample, [])) == {"nodes_ready": "fail", "gpus_allocatable": "fail"}
 
 
 def test_judge_nodes(sample):
     nodes = [_node(f"k8s-cp0{i}") for i in (1, 2, 3)] + [_node(f"dgx0{i}", gpus=8) for i in (1, 2, 3, 4)]
-    assert _status(k.judge_nodes(sample, nodes)) == {"nodes_ready": "pass", "gpus_allocatable": "pass"}
+    assert _status(verify.judge_nodes(sample, nodes)) == {"nodes_ready": "pass", "gpus_allocatable": "pass"}
     nodes[3] = _node("dgx01", ready="False", gpus=8)
     nodes[4] = _node("dgx02", gpus=7)
     del nodes[6]
-    checks = k.judge_nodes(sample, nodes)
+    checks = verify.judge_nodes(sample, nodes)
     assert _status(checks) == {"nodes_ready": "fail", "gpus_allocatable": "fail"}
     assert "not in the cluster: dgx04" in checks[0]["detail"] and "not Ready: dgx01" in checks[0]["detail"]
     assert checks[1]["detail"] == "dgx02 offers 7 of its 8 GPUs"
-    assert k.schedulable_nodes(nodes + [_node("cordoned", unschedulable=True)]) == ["dgx02", "dgx03", "k8s-cp01", "k8s-cp02", "k8s-cp03"]
+    assert verify.schedulable_nodes(nodes + [_node("cordoned", unschedulable=True)]) == ["dgx02", "dgx03", "k8s-cp01", "k8s-cp02", "k8s-cp03"]
 
 
 def test_judge_backends(lab):
-    plan = k.trident_plan(lab)
+    plan = trident.trident_plan(lab)
     configs = [copy.deepcopy(b["manifest"]) for b in plan["backends"]]
-    assert _status(k.judge_backends(plan, configs, [], controller_running=False)) == {
+    assert _status(verify.judge_backends(plan, configs, [], controller_running=False)) == {
         "backend_online:lab-flexgroups": "not_checked", "backend_online:lab-flexvols": "not_checked",
         "backend_online:lab-anf": "not_checked"}
-    assert set(_status(k.judge_backends(plan, configs, [], controller_running=True)).values()) == {"fail"}
+    assert set(_status(verify.judge_backends(plan, configs, [], controller_running=True)).values()) == {"fail"}
     for config in configs:
         config["status"] = {"phase": "Bound", "lastOperationStatus": "Success"}
     online = [{"backendName": "lab-flexgroups", "state": "online"}, {"backendName": "lab-flexvols", "state": "offline"},
               {"backendName": "lab-anf", "state": "online"}]
-    assert _status(k.judge_backends(plan, configs, online, controller_running=True)) == {
+    assert _status(verify.judge_backends(plan, configs, online, controller_running=True)) == {
         "backend_online:lab-flexgroups": "pass", "backend_online:lab-flexvols": "fail", "backend_online:lab-anf": "pass"}
-    assert _status(k.judge_backends(plan, configs[:1], online, True))["backend_online:lab-flexvols"] == "fail"
+    assert _status(verify.judge_backends(plan, configs[:1], online, True))["backend_online:lab-flexvols"] == "fail"
 
 
 def test_judge_classes(lab):
-    plan = k.trident_plan(lab)
+    plan = trident.trident_plan(lab)
     classes = copy.deepcopy(plan["storage_classes"])
     snapshot = [copy.deepcopy(plan["snapshot_class"])]
-    assert set(_status(k.judge_classes(plan, classes, snapshot)).values()) == {"pass"}
+    assert set(_status(verify.judge_classes(plan, classes, snapshot)).values()) == {"pass"}
     classes.append(_class("standard", default="true"))
     classes[0]["mountOptions"] = ["nfsvers=3"]
-    checks = _status(k.judge_classes(plan, classes, []))
+    checks = _status(verify.judge_classes(plan, classes, []))
     assert checks == {"storage_classes": "fail", "one_default_class": "fail", "snapshot_class": "fail"}
 
 
 def test_verification_result():
     checks = [{"name": "a", "status": "pass", "detail": ""}, {"name": "b", "status": "not_checked", "detail": "why"}]
-    result = k.verification_result(checks)
+    result = verify.verification_result(checks)
     assert result["ok"] is True and result["failures"] == [] and result["not_checked"] == [checks[1]]
     assert result["counts"] == {"pass": 1, "fail": 0, "not_checked": 1}
-    assert k.verification_result(checks + [{"name": "c", "status": "fail", "detail": ""}])["ok"] is False
+    assert verify.verification_result(checks + [{"name": "c", "status": "fail", "detail": ""}])["ok"] is False

@@ -5,7 +5,8 @@ aipod_kube_node_cidrs.yml, aipod_storage_class_changes.yml, aipod_snapshot_api_s
 aipod_k8s_apply_pending.yml, aipod_trident_secrets.yml and
 the verification judges (aipod_judge_*.yml, aipod_schedulable_nodes.yml,
 aipod_verification_result.yml) beside this file. The derivations live in
-plugins/plugin_utils/aipod_site/kubernetes.py, which the site validator uses too.
+plugins/plugin_utils/aipod_site/kubernetes/ (deepops.py, trident.py, apply.py, verify.py),
+which the site validator uses too.
 """
 from __future__ import annotations
 
@@ -14,7 +15,21 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import kubernetes as site_kubernetes
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.apply import (
+    apply_pending,
+    secret_manifests,
+    snapshot_api_state,
+    storage_class_changes,
+)
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.deepops import deepops_plan, kube_node_cidrs, kubeconfig_source
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.trident import trident_plan
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.verify import (
+    judge_backends,
+    judge_classes,
+    judge_nodes,
+    schedulable_nodes,
+    verification_result,
+)
 
 
 def _require_model(model: Any, name: str) -> dict:
@@ -27,28 +42,28 @@ def aipod_trident_plan(model: Mapping) -> dict[str, Any]:
     checked = _require_model(model, "aipod_trident_plan")
     if not isinstance(checked.get("trident"), Mapping):
         raise AnsibleFilterError("aipod_trident_plan: the site model has no 'trident' section")
-    return site_kubernetes.trident_plan(checked)
+    return trident_plan(checked)
 
 
 def aipod_deepops_plan(model: Mapping) -> dict[str, Any]:
     checked = _require_model(model, "aipod_deepops_plan")
-    if site_kubernetes.kubeconfig_source(checked)["mode"] != "deepops":
+    if kubeconfig_source(checked)["mode"] != "deepops":
         raise AnsibleFilterError("aipod_deepops_plan: kubernetes.deployment is not 'deepops' in the site model")
-    return site_kubernetes.deepops_plan(checked)
+    return deepops_plan(checked)
 
 
 def aipod_kubeconfig_source(model: Mapping) -> dict[str, Any]:
-    return site_kubernetes.kubeconfig_source(_require_model(model, "aipod_kubeconfig_source"))
+    return kubeconfig_source(_require_model(model, "aipod_kubeconfig_source"))
 
 
 def aipod_kube_node_cidrs(model: Mapping) -> list[str]:
-    return site_kubernetes.kube_node_cidrs(_require_model(model, "aipod_kube_node_cidrs"))
+    return kube_node_cidrs(_require_model(model, "aipod_kube_node_cidrs"))
 
 
 def aipod_storage_class_changes(existing: Any, planned: Any) -> dict[str, list]:
     if not isinstance(existing, list) or not isinstance(planned, list):
         raise AnsibleFilterError("aipod_storage_class_changes: expects the cluster's StorageClasses (a list) and the planned ones (a list)")
-    return site_kubernetes.storage_class_changes(existing, planned)
+    return storage_class_changes(existing, planned)
 
 
 def aipod_k8s_apply_pending(existing: Any, declared: Any, field_manager: str = "",
@@ -59,15 +74,15 @@ def aipod_k8s_apply_pending(existing: Any, declared: Any, field_manager: str = "
         raise AnsibleFilterError("aipod_k8s_apply_pending: the field manager is empty (a server-side apply needs one)")
     if unkept is not None and not isinstance(unkept, list):
         raise AnsibleFilterError("aipod_k8s_apply_pending: unkept is a list of field names")
-    return site_kubernetes.apply_pending(existing, declared, str(field_manager), bool(last_applied),
-                                         [str(name) for name in unkept or []])
+    return apply_pending(existing, declared, str(field_manager), bool(last_applied),
+                         [str(name) for name in unkept or []])
 
 
 def aipod_trident_secrets(secrets: Any, namespace: str, values: Any) -> list[dict[str, Any]]:
     if not isinstance(secrets, list) or not isinstance(values, list):
         raise AnsibleFilterError("aipod_trident_secrets: expects the plan's secrets (a list) and their vault values (a list)")
     try:
-        return site_kubernetes.secret_manifests(secrets, str(namespace), values)
+        return secret_manifests(secrets, str(namespace), values)
     except ValueError as error:
         raise AnsibleFilterError(f"aipod_trident_secrets: {error}") from None
 
@@ -75,27 +90,27 @@ def aipod_trident_secrets(secrets: Any, namespace: str, values: Any) -> list[dic
 def aipod_snapshot_api_state(crds: Any) -> dict[str, Any]:
     if not isinstance(crds, list):
         raise AnsibleFilterError(f"aipod_snapshot_api_state: expects a list of CustomResourceDefinitions, got {type(crds).__name__}")
-    return site_kubernetes.snapshot_api_state(crds)
+    return snapshot_api_state(crds)
 
 
 def aipod_judge_nodes(nodes: Any, model: Mapping) -> list[dict]:
-    return site_kubernetes.judge_nodes(_require_model(model, "aipod_judge_nodes"), list(nodes or []))
+    return judge_nodes(_require_model(model, "aipod_judge_nodes"), list(nodes or []))
 
 
 def aipod_judge_backends(configs: Any, plan: Mapping, backends: Any, controller_running: bool) -> list[dict]:
-    return site_kubernetes.judge_backends(dict(plan), list(configs or []), list(backends or []), bool(controller_running))
+    return judge_backends(dict(plan), list(configs or []), list(backends or []), bool(controller_running))
 
 
 def aipod_judge_classes(classes: Any, plan: Mapping, snapshot_classes: Any) -> list[dict]:
-    return site_kubernetes.judge_classes(dict(plan), list(classes or []), list(snapshot_classes or []))
+    return judge_classes(dict(plan), list(classes or []), list(snapshot_classes or []))
 
 
 def aipod_schedulable_nodes(nodes: Any) -> list[str]:
-    return site_kubernetes.schedulable_nodes(list(nodes or []))
+    return schedulable_nodes(list(nodes or []))
 
 
 def aipod_verification_result(checks: Any) -> dict[str, Any]:
-    return site_kubernetes.verification_result(list(checks or []))
+    return verification_result(list(checks or []))
 
 
 class FilterModule:

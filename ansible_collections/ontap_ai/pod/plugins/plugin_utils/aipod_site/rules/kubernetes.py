@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import os
 
-from .. import kubernetes as k
 from .. import model as m
 from ..inventory import KUBE_GROUPS
+from ..kubernetes.deepops import KUBESPRAY_POD_CIDR, KUBESPRAY_SERVICE_CIDR, overlapping_networks
 from .context import Context
 
 
@@ -47,8 +47,8 @@ def kubernetes_networks(ctx: Context) -> None:
     """A DeepOps cluster's pod and service networks (Kubespray's defaults) overlap no site network."""
     if m.as_dict(ctx.model.get("kubernetes")).get("deployment") != "deepops":
         return
-    for label, cidr in (("service", k.KUBESPRAY_SERVICE_CIDR), ("pod", k.KUBESPRAY_POD_CIDR)):
-        for name in k.overlapping_networks(ctx.model, cidr):
+    for label, cidr in (("service", KUBESPRAY_SERVICE_CIDR), ("pod", KUBESPRAY_POD_CIDR)):
+        for name in overlapping_networks(ctx.model, cidr):
             index = next(i for i, n in enumerate(m.as_list(ctx.model.get("networks"))) if m.as_dict(n).get("name") == name)
             ctx.error("kubernetes", ("networks", index, "subnet"),
                       f"network '{name}' overlaps the Kubernetes {label} network {cidr} that DeepOps (Kubespray) uses",

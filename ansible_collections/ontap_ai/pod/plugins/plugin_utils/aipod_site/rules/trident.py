@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import re
 
-from .. import kubernetes as k
 from .. import model as m
+from ..kubernetes.deepops import kube_node_cidrs
+from ..kubernetes.trident import ANF_DRIVER
 from .context import Context
 
 MOUNT_OPTION = re.compile(r"^[a-z_][a-z0-9_]*(=[A-Za-z0-9_.:/-]+)?$")
@@ -88,7 +89,7 @@ def trident_backends(ctx: Context) -> None:
     trident_model = m.as_dict(ctx.model.get("trident"))
     workers = m.group_members(ctx.model, "kube_node")
     node_networks = m.storage_networks_of_hosts(ctx.model, workers)
-    cidrs = k.kube_node_cidrs(ctx.model)
+    cidrs = kube_node_cidrs(ctx.model)
     allow_world = m.as_dict(m.as_dict(ctx.model.get("pod")).get("security")).get("allow_world_open_exports") is True
     drivers: dict[str, str] = {}
     svm_of: dict[str, dict] = {}
@@ -97,7 +98,7 @@ def trident_backends(ctx: Context) -> None:
         path = ("trident", "backends", index)
         name = m.as_str(backend.get("name")) or ""
         drivers[name] = m.as_str(backend.get("driver")) or ""
-        if backend.get("driver") == k.ANF_DRIVER:
+        if backend.get("driver") == ANF_DRIVER:
             export = [c for c in m.as_list(m.as_dict(backend.get("azure")).get("export_cidrs")) if isinstance(c, str)]
             if not export and not allow_world:
                 ctx.error("trident", path + ("azure",), f"backend {name}: without export_cidrs Azure NetApp Files exports volumes to 0.0.0.0/0",

@@ -1,0 +1,220 @@
+"""The Trident plan: credential Secrets, one TridentBackendConfig per backend, StorageClasses and
+the VolumeSnapshotClass, derived from the site model (credentials by Secret name, never inline).
+Defensive on malformed models, like ..model.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import model as m
+from .deepops import kube_node_cidrs
+
+TRIDENT_PROVISIONER = "csi.trident.netapp.io"
+TRIDENT_API = "trident.netapp.io/v1"
+SNAPSHOT_API = "snapshot.storage.k8s.io/v1"
+DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
+DEFAULT_SNAPSHOT_CLASS_ANNOTATION = "snapshot.storage.kubernetes.io/is-default-class"
+MANAGED_BY_LABEL = {"app.kubernetes.io/managed-by": "aipod"}
+ONTAP_DRIVERS = ("ontap-nas", "ontap-nas-flexgroup")
+ANF_DRIVER = "azure-netapp-files"
+DEFAULT_NAMESPACE = "trident"
+DEFAULT_SNAPSHOT_CLASS = {"name": "trident-snapshotclass", "deletion_policy": "Delete"}
+ONTAP_PASSWORD_VARIABLE = "vault_ontap_trident_password"
+ANF_SECRET_VARIABLE = "vault_trident_anf_client_secret"
+# model key of a backend's defaults -> Trident's key (Trident reads these values as strings)
+BACKEND_DEFAULTS = {
+    "space_reserve": "spaceReserve",
+    "snapshot_policy": "snapshotPolicy",
+    "snapshot_reserve": "snapshotReserve",
+    "snapshot_dir": "snapshotDir",
+    "unix_permissions": "unixPermissions",
+    "export_policy": "exportPolicy",
+    "security_style": "securityStyle",
+}
+ANF_FIELDS = {
+    "subscription_id": "subscriptionID",
+    "tenant_id": "tenantID",
+    "location": "location",
+    "service_level": "serviceLevel",
+    "virtual_network": "virtualNetwork",
+    "subnet": "subnet",
+    "capacity_pools": "capacityPools",
+}
+
+
+def _lif_address(model: dict, svm: dict, reference: str | None) -> str | None:
+    """A LIF given by name or address -> its address (None when it names no LIF of the SVM)."""
+    if reference is None:
+        return None
+    candidates = [lif for lif in m.data_lifs(model) if lif["svm"] == svm.get("name")]
+    mgmt = m.svm_mgmt_lif(model, svm)
+    if mgmt:
+        candidates.append(mgmt)
+    for lif in candidates:
+        if reference in (lif["name"], lif["address"]):
+            return lif["address"]
+    return None
+
+
+def ontap_secret_name(svm_name: str) -> str:
+    return f"trident-ontap-{svm_name}".lower().replace("_", "-").replace(".", "-")
+
+
+def anf_secret_name(backend_name: str) -> str:
+    return f"trident-anf-{backend_name}"
+
+
+def _string(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def backend_spec(model: dict, backend: dict, export_cidrs: list[str]) -> dict[str, Any] | None:
+    """The spec of one TridentBackendConfig (credentials by Secret name, never inline)."""
+    name = m.as_str(backend.get("name"))
+    driver = m.as_str(backend.get("driver"))
+    if not name or not driver:
+        return None
+    spec: dict[str, Any] = {"version": 1, "storageDriverName": driver, "backendName": name}
+    if driver == ANF_DRIVER:
+        azure = m.as_dict(backend.get("azure"))
+        for key, trident_key in ANF_FIELDS.items():
+            if key in azure:
+                spec[trident_key] = azure[key]
+        spec["credentials"] = {"name": anf_secret_name(name)}
+        export = [c for c in m.as_list(azure.get("export_cidrs")) if m.as_str(c)]
+        if export:
+            spec["defaults"] = {"exportRule": ",".join(export)}
+        return spec
+    svm = next((s for s in m.svms(model) if s["name"] == backend.get("svm")), None)
+    if svm is None:
+        return None
+    mgmt = m.svm_mgmt_lif(model, svm)
+    management = _lif_address(model, svm, m.as_str(backend.get("management_lif"))) if "management_lif" in backend \
+        else (mgmt or {}).get("address")
+    if management:
+        spec["managementLIF"] = management
+    data = _lif_address(model, svm, m.as_str(backend.get("data_lif")))
+    if data:
+        spec["dataLIF"] = data
+    spec["svm"] = svm["name"]
+    spec["credentials"] = {"name": ontap_secret_name(svm["name"])}
+    if m.as_str(backend.get("storage_prefix")) is not None:
+        spec["storagePrefix"] = backend["storage_prefix"]
+    if m.as_str(backend.get("limit_volume_size")):
+        spec["limitVolumeSize"] = backend["limit_volume_size"]
+    defaults = {trident_key: _string(m.as_dict(backend.get("defaults"))[key])
+                for key, trident_key in BACKEND_DEFAULTS.items() if key in m.as_dict(backend.get("defaults"))}
+    if "exportPolicy" in defaults:
+        # The site names its own export policy: Trident must not manage one.
+        spec["autoExportPolicy"] = False
+    else:
+        # Trident's default CIDR list is 0.0.0.0/0 and ::/0; limit it to the nodes' storage networks.
+        spec["autoExportPolicy"] = True
+        spec["autoExportCIDRs"] = list(export_cidrs)
+    if defaults:
+        spec["defaults"] = defaults
+    return spec
+
+
+def _storage_class(storage_class: dict, backends: dict[str, dict]) -> dict[str, Any] | None:
+    name = m.as_str(storage_class.get("name"))
+    backend = backends.get(m.as_str(storage_class.get("backend")) or "")
+    if not name or backend is None:
+        return None
+    manifest: dict[str, Any] = {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {
+            "name": name,
+            "labels": dict(MANAGED_BY_LABEL),
+            # Written on every class, so moving the default clears the old one.
+            "annotations": {DEFAULT_CLASS_ANNOTATION: "true" if storage_class.get("default") is True else "false"},
+        },
+        "provisioner": TRIDENT_PROVISIONER,
+        "parameters": {"backendType": backend["driver"], "storagePools": f"{backend['name']}:.*"},
+        "reclaimPolicy": m.as_str(storage_class.get("reclaim_policy")) or "Delete",
+        "allowVolumeExpansion": storage_class.get("allow_volume_expansion", True) is True,
+        "volumeBindingMode": m.as_str(storage_class.get("volume_binding_mode")) or "Immediate",
+    }
+    options = [o for o in m.as_list(storage_class.get("mount_options")) if m.as_str(o)]
+    if options:
+        manifest["mountOptions"] = options
+    return manifest
+
+
+def trident_plan(model: dict) -> dict[str, Any]:
+    """Everything the Trident role declares, derived from the model.
+
+    {version, namespace, install, export_cidrs, secrets[{name, kind, svm|backend, username, secret_variable}],
+     backends[{name, driver, manifest}], storage_classes[manifest], default_class, snapshot_class(manifest)}.
+    Secrets carry the name of the vault variable holding the secret, never the secret itself.
+    """
+    trident = m.as_dict(model.get("trident"))
+    namespace = m.as_str(trident.get("namespace")) or DEFAULT_NAMESPACE
+    export_cidrs = kube_node_cidrs(model)
+    secrets: list[dict] = []
+    backends: list[dict] = []
+    by_name: dict[str, dict] = {}
+    svms = {svm["name"]: svm for svm in m.svms(model)}
+    for backend in m.as_list(trident.get("backends")):
+        backend = m.as_dict(backend)
+        spec = backend_spec(model, backend, export_cidrs)
+        if spec is None:
+            continue
+        name = spec["backendName"]
+        if spec["storageDriverName"] == ANF_DRIVER:
+            azure = m.as_dict(backend.get("azure"))
+            secrets.append({"name": anf_secret_name(name), "kind": "azure", "backend": name,
+                            "client_id": m.as_str(azure.get("client_id")), "secret_variable": ANF_SECRET_VARIABLE})
+        else:
+            svm = svms[spec["svm"]]
+            secret = ontap_secret_name(svm["name"])
+            if not any(s["name"] == secret for s in secrets):
+                secrets.append({"name": secret, "kind": "ontap", "svm": svm["name"],
+                                "username": m.as_str(m.as_dict(svm.get("trident_account")).get("username")),
+                                "secret_variable": ONTAP_PASSWORD_VARIABLE})
+        entry = {"name": name, "driver": spec["storageDriverName"], "manifest": {
+            "apiVersion": TRIDENT_API,
+            "kind": "TridentBackendConfig",
+            "metadata": {"name": name, "namespace": namespace, "labels": dict(MANAGED_BY_LABEL)},
+            "spec": spec,
+        }}
+        backends.append(entry)
+        by_name.setdefault(name, entry)
+    classes = []
+    default_class = None
+    for storage_class in m.as_list(trident.get("storage_classes")):
+        manifest = _storage_class(m.as_dict(storage_class), by_name)
+        if manifest is None:
+            continue
+        classes.append(manifest)
+        if m.as_dict(storage_class).get("default") is True and default_class is None:
+            default_class = manifest["metadata"]["name"]
+    snapshot = m.as_dict(trident.get("snapshot_class")) or DEFAULT_SNAPSHOT_CLASS
+    snapshot_class = {
+        "apiVersion": SNAPSHOT_API,
+        "kind": "VolumeSnapshotClass",
+        "metadata": {"name": m.as_str(snapshot.get("name")) or DEFAULT_SNAPSHOT_CLASS["name"],
+                     "labels": dict(MANAGED_BY_LABEL),
+                     "annotations": {DEFAULT_SNAPSHOT_CLASS_ANNOTATION: "true"}},
+        "driver": TRIDENT_PROVISIONER,
+        "deletionPolicy": m.as_str(snapshot.get("deletion_policy")) or DEFAULT_SNAPSHOT_CLASS["deletion_policy"],
+    }
+    install = m.as_dict(trident.get("install"))
+    return {
+        "version": m.as_str(trident.get("version")),
+        "namespace": namespace,
+        "install": {"method": m.as_str(install.get("method")) or "preinstalled",
+                    "chart_repo": m.as_str(install.get("chart_repo")),
+                    "chart_version": m.as_str(install.get("chart_version")),
+                    "manifests_url": m.as_str(install.get("manifests_url")),
+                    "image_registry": m.as_str(install.get("image_registry"))},
+        "export_cidrs": export_cidrs,
+        "secrets": secrets,
+        "backends": backends,
+        "storage_classes": classes,
+        "default_class": default_class,
+        "snapshot_class": snapshot_class,
+    }

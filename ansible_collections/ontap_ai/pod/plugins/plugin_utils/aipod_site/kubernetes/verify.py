@@ -1,0 +1,151 @@
+"""Verification of the Kubernetes layer: judges of the cluster's nodes, Trident backends and classes
+against the model and the plan, and the layer's JSON result.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import model as m
+from .apply import IMMUTABLE_CLASS_FIELDS, _is_default
+from .deepops import kube_hosts, kubeconfig_source
+from .trident import TRIDENT_PROVISIONER
+
+
+# Each judge returns checks {name, status: pass|fail|not_checked, detail}: not_checked says
+# plainly why something could not be looked at, rather than passing it.
+def _check(name: str, status: str, detail: str) -> dict[str, str]:
+    return {"name": name, "status": status, "detail": detail}
+
+
+def _condition(item: dict, kind: str) -> str | None:
+    for condition in m.as_list(m.as_dict(item.get("status")).get("conditions")):
+        if m.as_dict(condition).get("type") == kind:
+            return m.as_str(condition.get("status"))
+    return None
+
+
+def schedulable_nodes(nodes: list) -> list[str]:
+    """Names of nodes that are Ready and not cordoned."""
+    return sorted(m.as_dict(n.get("metadata")).get("name") for n in m.as_list(nodes)
+                  if isinstance(n, dict) and _condition(n, "Ready") == "True"
+                  and m.as_dict(n.get("spec")).get("unschedulable") is not True)
+
+
+def judge_nodes(model: dict, nodes: list) -> list[dict]:
+    """Every cluster host of the model is a Ready node; every DGX worker offers all its GPUs."""
+    hosts = kube_hosts(model)
+    wanted = []
+    for host in hosts["control_plane"] + hosts["workers"]:
+        if host not in wanted:
+            wanted.append(host)
+    by_name = {m.as_dict(n.get("metadata")).get("name"): n for n in m.as_list(nodes) if isinstance(n, dict)}
+    if not by_name:
+        if kubeconfig_source(model)["mode"] == "deepops":
+            return [_check("nodes_ready", "fail", "DeepOps deployed this cluster but it has no nodes"),
+                    _check("gpus_allocatable", "fail", "no nodes, so no GPUs")]
+        return [_check("nodes_ready", "not_checked",
+                       "the API server has no Node objects (no kubelet has registered), so readiness cannot be checked"),
+                _check("gpus_allocatable", "not_checked", "no nodes to read allocatable GPUs from")]
+    missing = [h for h in wanted if h not in by_name]
+    not_ready = [h for h in wanted if h in by_name and _condition(by_name[h], "Ready") != "True"]
+    ready = len(wanted) - len(missing) - len(not_ready)
+    detail = f"{ready}/{len(wanted)} Ready"
+    if missing:
+        detail += f"; not in the cluster: {', '.join(missing)}"
+    if not_ready:
+        detail += f"; not Ready: {', '.join(not_ready)}"
+    checks = [_check("nodes_ready", "fail" if missing or not_ready else "pass", detail)]
+    dgx = m.hosts_of_kind(model, "dgx")
+    problems = []
+    counted = 0
+    for host in hosts["workers"]:
+        if host not in dgx or host not in by_name:
+            continue
+        want = m.as_int(m.as_dict(dgx[host].get("gpus")).get("count")) or 0
+        allocatable = m.as_dict(m.as_dict(by_name[host].get("status")).get("allocatable"))
+        try:
+            have = int(str(allocatable.get("nvidia.com/gpu", "0")))
+        except ValueError:
+            have = 0
+        counted += have
+        if have != want:
+            problems.append(f"{host} offers {have} of its {want} GPUs")
+    checks.append(_check("gpus_allocatable", "fail" if problems else "pass",
+                         "; ".join(problems) or f"{counted} GPUs allocatable (nvidia.com/gpu) on the DGX workers"))
+    return checks
+
+
+def judge_backends(plan: dict, configs: list, backends: list, controller_running: bool) -> list[dict]:
+    """Every planned TridentBackendConfig exists, is Bound with a successful last operation, and its backend is online."""
+    by_name = {m.as_dict(c.get("metadata")).get("name"): c for c in m.as_list(configs) if isinstance(c, dict)}
+    states = {m.as_str(b.get("backendName")): m.as_str(b.get("state")) for b in m.as_list(backends) if isinstance(b, dict)}
+    checks = []
+    for backend in plan.get("backends", []):
+        name = backend["name"]
+        config = by_name.get(name)
+        check_name = f"backend_online:{name}"
+        if config is None:
+            checks.append(_check(check_name, "fail", f"TridentBackendConfig {name} is not in namespace {plan.get('namespace')}"))
+            continue
+        status = m.as_dict(config.get("status"))
+        if not status:
+            if controller_running:
+                checks.append(_check(check_name, "fail", f"Trident's controller runs but has reported no status for {name}"))
+            else:
+                checks.append(_check(check_name, "not_checked",
+                                     f"no Trident controller runs in namespace {plan.get('namespace')}, so nothing has "
+                                     f"reported the status of {name}; its spec is declared"))
+            continue
+        phase, last = m.as_str(status.get("phase")), m.as_str(status.get("lastOperationStatus"))
+        state = states.get(name)
+        ok = phase == "Bound" and last == "Success" and state == "online"
+        detail = f"phase {phase}, last operation {last}, backend state {state or 'unknown'}"
+        if not ok and m.as_str(status.get("message")):
+            detail += f": {status['message']}"
+        checks.append(_check(check_name, "pass" if ok else "fail", detail))
+    return checks
+
+
+def judge_classes(plan: dict, classes: list, snapshot_classes: list) -> list[dict]:
+    """The planned StorageClasses exist as planned; exactly one default, the planned one; the snapshot class exists."""
+    by_name = {m.as_dict(c.get("metadata")).get("name"): c for c in m.as_list(classes) if isinstance(c, dict)}
+    problems = []
+    for planned in plan.get("storage_classes", []):
+        name = planned["metadata"]["name"]
+        found = by_name.get(name)
+        if found is None:
+            problems.append(f"{name} is missing")
+            continue
+        for key in ("provisioner", "parameters", "mountOptions", "reclaimPolicy", "volumeBindingMode"):
+            if (found.get(key) or IMMUTABLE_CLASS_FIELDS.get(key)) != (planned.get(key) or IMMUTABLE_CLASS_FIELDS.get(key)):
+                problems.append(f"{name} has {key} {found.get(key)!r}, the model says {planned.get(key)!r}")
+    checks = [_check("storage_classes", "fail" if problems else "pass",
+                     "; ".join(problems) or f"{len(plan.get('storage_classes', []))} StorageClasses as the model declares")]
+    defaults = sorted(name for name, c in by_name.items() if _is_default(c))
+    want = plan.get("default_class")
+    if want is None:
+        status = "pass" if len(defaults) <= 1 else "fail"
+        detail = f"the model names no default; the cluster marks {', '.join(defaults) or 'none'}"
+    else:
+        status = "pass" if defaults == [want] else "fail"
+        detail = f"default: {', '.join(defaults) or 'none'} (the model says {want})"
+    checks.append(_check("one_default_class", status, detail))
+    snapshot = plan.get("snapshot_class", {})
+    wanted = m.as_dict(snapshot.get("metadata")).get("name")
+    found = next((c for c in m.as_list(snapshot_classes) if m.as_dict(m.as_dict(c).get("metadata")).get("name") == wanted), None)
+    if found is None:
+        checks.append(_check("snapshot_class", "fail", f"VolumeSnapshotClass {wanted} is missing"))
+    elif found.get("driver") != TRIDENT_PROVISIONER:
+        checks.append(_check("snapshot_class", "fail", f"VolumeSnapshotClass {wanted} uses driver {found.get('driver')}"))
+    else:
+        checks.append(_check("snapshot_class", "pass", f"VolumeSnapshotClass {wanted} for {TRIDENT_PROVISIONER}"))
+    return checks
+
+
+def verification_result(checks: list) -> dict[str, Any]:
+    """The layer's JSON result: ok (no check failed), the checks, the failures and what could not be checked."""
+    checks = [c for c in m.as_list(checks) if isinstance(c, dict)]
+    failures = [c for c in checks if c.get("status") == "fail"]
+    return {"layer": "kubernetes", "ok": not failures, "checks": checks, "failures": failures,
+            "not_checked": [c for c in checks if c.get("status") == "not_checked"],
+            "counts": {status: sum(1 for c in checks if c.get("status") == status) for status in ("pass", "fail", "not_checked")}}
