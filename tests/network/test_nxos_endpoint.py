@@ -18,8 +18,8 @@ import pytest
 import yaml
 from project_paths import LAB, LAB_VAULT_PASSWORD, REPO, make_decryptor
 
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import model as m
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import nxos
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
 
 pytestmark = [pytest.mark.lab]

@@ -6,6 +6,7 @@ import collections
 import pytest
 from project_paths import LAB, SAMPLE
 
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import model as network_model
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
 
@@ -78,7 +79,7 @@ def test_mounts_spread_over_64_hosts_evenly(tmp_path):
 
 
 def test_switch_plan_for_a_dgx_storage_port(sample):
-    plan = m.switch_plan(sample, "n3232c-a")
+    plan = network_model.switch_plan(sample, "n3232c-a")
     port = next(p for p in plan["ports"] if p["name"] == "Ethernet1/1")
     assert (port["description"], port["mode"], port["access_vlan"], port["mtu"], port["pfc"], port["speed"]) == (
         "dgx01 enp225s0f0", "access", 3111, 9216, True, "200G")
@@ -93,14 +94,14 @@ def test_switch_plan_for_a_dgx_storage_port(sample):
 
 def test_vlan_lists_are_identical_on_both_peers(sample, lab):
     for model, pair in ((sample, ("n3232c-a", "n3232c-b")), (lab, ("lab-sw-a", "lab-sw-b"))):
-        a, b = (m.switch_plan(model, s) for s in pair)
+        a, b = (network_model.switch_plan(model, s) for s in pair)
         assert a["vlans"] == b["vlans"]
         assert [v["name"] for v in a["vlans"]] == ["inband", "storage-a", "storage-b"]
 
 
 def test_every_switch_port_has_a_description(sample):
     for switch in ("n3232c-a", "n3232c-b"):
-        plan = m.switch_plan(sample, switch)
+        plan = network_model.switch_plan(sample, switch)
         for entry in plan["ports"] + plan["port_channels"] + [plan["peer_link"]]:
             assert entry["description"], entry
 

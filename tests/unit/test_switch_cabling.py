@@ -8,7 +8,7 @@ import pytest
 from switch_test_models import sample_model
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import cabling
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import model as m
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from switch_test_models import cumulus_model, sample_model
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import model as m
 
 
 def test_nxos_names_port_channels_and_peer_link():

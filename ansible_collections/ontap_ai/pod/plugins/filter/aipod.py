@@ -7,6 +7,7 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import model as network_model
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as site_model
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import GLOBAL_KEYS, HOST_KEYS, resolve_site_file
 
@@ -68,7 +69,7 @@ def aipod_switch_plan(model: Mapping, switch: str) -> dict:
     checked = _require_model(model, "aipod_switch_plan")
     if switch not in site_model.hosts_of_kind(checked, "switch"):
         raise AnsibleFilterError(f"aipod_switch_plan: {switch!r} is not a switch of the site model")
-    return site_model.switch_plan(checked, switch)
+    return network_model.switch_plan(checked, switch)
 
 
 def aipod_mount_plan(model: Mapping, host: str) -> list[dict]:

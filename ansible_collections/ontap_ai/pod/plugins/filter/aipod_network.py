@@ -7,7 +7,7 @@ from typing import Any
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import cabling, nvue, nxos
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as site_model
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import model as network_model
 
 PLAN_KEYS = ("switch", "platform", "mtu", "vlans", "ports", "port_channels", "member_ports", "peer_link", "vpc")
 
@@ -61,14 +61,14 @@ def aipod_nvue_commands(plan: Mapping, options: Mapping | None = None) -> list[s
 def aipod_cabling_plan(model: Mapping) -> list[dict]:
     if not isinstance(model, Mapping) or "hosts" not in model:
         raise AnsibleFilterError(f"aipod_cabling_plan: expected the site model (hostvars | ontap_ai.pod.aipod_model(groups)), got {type(model).__name__}")
-    return site_model.cabling_plan(dict(model))
+    return network_model.cabling_plan(dict(model))
 
 
 def aipod_cabling_document(model: Mapping, kind: str) -> str:
     if not isinstance(model, Mapping) or "hosts" not in model:
         raise AnsibleFilterError(f"aipod_cabling_document: expected the site model (hostvars | ontap_ai.pod.aipod_model(groups)), got {type(model).__name__}")
     try:
-        return cabling.document(model, kind, site_model.cabling_plan(dict(model)))
+        return cabling.document(model, kind, network_model.cabling_plan(dict(model)))
     except ValueError as error:
         raise AnsibleFilterError(f"aipod_cabling_document: {error}") from error
 

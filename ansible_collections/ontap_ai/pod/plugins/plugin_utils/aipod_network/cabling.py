@@ -1,4 +1,4 @@
-"""The cabling plan for people: Markdown, CSV and a Graphviz topology, from aipod_site.model.cabling_plan rows.
+"""The cabling plan for people: Markdown, CSV and a Graphviz topology, from aipod_network.model.cabling_plan rows.
 
 Pure formatting: every value comes from the rows (one per cable) and the model's networks; the
 output is deterministic, so the files can be committed and compared.
@@ -183,7 +183,7 @@ def _natural(text: str) -> list:
 
 
 def document(model: Mapping[str, Any], kind: str, rows: list[Mapping[str, Any]]) -> str:
-    """The cabling plan of a site model as markdown, csv or dot (rows: aipod_site.model.cabling_plan)."""
+    """The cabling plan of a site model as markdown, csv or dot (rows: aipod_network.model.cabling_plan)."""
     pod = model.get("pod") if isinstance(model.get("pod"), Mapping) else {}
     title = str(pod.get("name") or "pod")
     networks = [n for n in model.get("networks") or [] if isinstance(n, Mapping)]

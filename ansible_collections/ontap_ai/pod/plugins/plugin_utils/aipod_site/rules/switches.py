@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...aipod_network import model as network_model  # the module, not names: it imports aipod_site.model, whose package imports these rules
 from .. import model as m
 from .context import Context, host_path
 
@@ -49,7 +50,7 @@ def switch_ports(ctx: Context) -> None:
             path = host_path(switch, "switch", "ports", index)
             use(port.get("name"), path + ("name",))
             _check_far_end(ctx, switch, port, path, cabled, bundle=False)
-        ports, channels = m.switch_entries(ctx.model, switch)
+        ports, channels = network_model.switch_entries(ctx.model, switch)
         entries = [m.as_dict(p) for p in m.as_list(data.get("ports")) if m.as_str(m.as_dict(p).get("name"))]
         channel_entries = [m.as_dict(c) for c in m.as_list(data.get("port_channels")) if m.as_int(m.as_dict(c).get("id")) is not None]
         raw_index = {id(entry): i for i, entry in enumerate(m.as_list(data.get("ports")))}
@@ -61,7 +62,7 @@ def switch_ports(ctx: Context) -> None:
             short.append(_check_port_settings(ctx, switch, settled, entry, host_path(switch, "switch", "port_channels", raw_channel_index.get(id(entry), 0))))
         short = [name for name in short if name]
         if short:
-            switch_mtu = m.as_int(data.get("mtu")) or m.DEFAULT_SWITCH_MTU
+            switch_mtu = m.as_int(data.get("mtu")) or network_model.DEFAULT_SWITCH_MTU
             ctx.error("mtu", host_path(switch, "switch", "mtu"),
                       f"switch MTU {switch_mtu} is below the {JUMBO_SWITCH_MTU} that its jumbo (MTU 9000) ports need: {', '.join(short)}",
                       f"set mtu: {JUMBO_SWITCH_MTU}")
@@ -69,7 +70,7 @@ def switch_ports(ctx: Context) -> None:
 
 def _check_far_end(ctx: Context, switch: str, entry: dict, path: tuple, cabled: dict, bundle: bool) -> None:
     target = m.as_dict(entry.get("connects_to"))
-    end = m.far_end(ctx.model, target)
+    end = network_model.far_end(ctx.model, target)
     if end is None:
         return
     if end["kind"] == "host":
@@ -114,7 +115,7 @@ def _check_far_end(ctx: Context, switch: str, entry: dict, path: tuple, cabled: 
 
 def _check_port_settings(ctx: Context, switch: str, settled: dict, entry: dict, path: tuple) -> str | None:
     """Checks one port or port-channel; returns its name when it is jumbo but inherits a too-small switch MTU."""
-    end = m.far_end(ctx.model, entry.get("connects_to")) or {}
+    end = network_model.far_end(ctx.model, entry.get("connects_to")) or {}
     for network_name, _tagged in end.get("memberships", []):
         network = ctx.network_of(network_name) or {}
         if m.as_int(network.get("vlan")) is None and network:
@@ -185,8 +186,8 @@ def vpc_pairs(ctx: Context) -> None:
         if m.as_dict(vpc.get("peer_link")).get("port_channel") != m.as_dict(peer_vpc.get("peer_link")).get("port_channel"):
             ctx.warning("vpc", path + ("peer_link", "port_channel"), f"peer-link port-channel differs from {peer}'s",
                         "use the same id on both peers for readability")
-        mine = m.switch_entries(ctx.model, switch)[1]
-        theirs = m.switch_entries(ctx.model, peer)[1]
+        mine = network_model.switch_entries(ctx.model, switch)[1]
+        theirs = network_model.switch_entries(ctx.model, peer)[1]
         their_by_vpc = {c["vpc"]: c for c in theirs}
         for index, channel in enumerate(mine):
             other = their_by_vpc.get(channel["vpc"])

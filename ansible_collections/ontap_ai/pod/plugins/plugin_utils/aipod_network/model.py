@@ -1,0 +1,337 @@
+"""Values of the switch layer derived from the site model: far ends, port settings, vPC/MLAG pairs, cabling.
+
+Which device and interface each switch port or port-channel leads to (far_end), the settings a
+port takes from its far end (switch_entries), the vPC/MLAG pair, everything one switch gets
+(switch_plan) and every cable of the switch layer (cabling_plan). Built on the generic views of
+aipod_site.model; the validator checks the switches through these same functions, and the roles
+call them through filter plugins (aipod_switch_plan, aipod_cabling_plan).
+
+Every function is defensive: the validator runs them on models that may be malformed (the
+schema reports those problems), so they skip what they cannot read instead of raising.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..aipod_site.model import (
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    broadcast_domains,
+    host_interfaces,
+    hosts_of_kind,
+    natural_key,
+    networks_by_name,
+    ontap_nodes,
+    svms,
+)
+
+DEFAULT_SWITCH_MTU = 9216
+
+
+def far_end(model: dict, connects_to: Any) -> dict | None:
+    """Resolve a cable's far end: {kind, device, interface, memberships[(network, tagged)], speed, roce, description}."""
+    connects_to = as_dict(connects_to)
+    if "host" in connects_to:
+        host, nic_name = as_str(connects_to.get("host")), as_str(connects_to.get("nic"))
+        body = as_dict(as_dict(model.get("hosts")).get(host or ""))
+        nic = host_interfaces(model, host or "").get(nic_name or "")
+        if not host or not nic_name:
+            return None
+        result = {"kind": "host", "device": host, "interface": nic_name, "memberships": [], "speed": None,
+                  "roce": False, "resolved": nic is not None, "description": f"{host} {nic_name}"}
+        if nic:
+            if nic["network"]:
+                result["memberships"].append((nic["network"], nic["tagged"]))
+            result["speed"] = nic.get("speed")
+            result["roce"] = nic["kind"] == "storage" and as_dict(body.get("dgx")).get("roce") is True
+            result["nic_kind"] = nic["kind"]
+            inband = as_dict((as_dict(body.get("dgx")) or as_dict(body.get("server"))).get("inband"))
+            if nic["kind"] == "inband" and inband.get("name") == nic_name:
+                result["members"] = [{"interface": member, "speed": None}
+                                     for member in as_list(inband.get("members")) if as_str(member)]
+        return result
+    if "ontap_node" in connects_to:
+        node, port = as_str(connects_to.get("ontap_node")), as_str(connects_to.get("port"))
+        if not node or not port:
+            return None
+        node_model = next((n for n in ontap_nodes(model) if n["name"] == node), None)
+        physical = {as_str(p.get("name")): p for p in as_list(as_dict(node_model).get("ports")) if isinstance(p, dict)}
+        ifgrps = {as_str(g.get("name")): g for g in as_list(as_dict(model.get("ontap")).get("interface_groups"))
+                  if isinstance(g, dict) and g.get("node") == node}
+        memberships = []
+        for domain in broadcast_domains(model):
+            for member in domain["ports"]:
+                if member["node"] == node and member["base"] == port and domain["network"]:
+                    memberships.append((domain["network"], member["vlan"] is not None))
+        speed = as_str(as_dict(physical.get(port)).get("speed"))
+        rdma = any(as_dict(svm.get("nfs")).get("rdma") is True or as_dict(svm.get("data_lifs")).get("rdma") is True
+                   for svm in svms(model))
+        members = [{"interface": member, "speed": as_str(as_dict(physical.get(member)).get("speed"))}
+                   for member in as_list(as_dict(ifgrps.get(port)).get("ports")) if as_str(member)]
+        return {"kind": "ontap", "device": node, "interface": port, "memberships": memberships, "speed": speed,
+                "roce": rdma and port in physical, "resolved": port in physical or port in ifgrps,
+                "is_ifgrp": port in ifgrps, "members": members, "description": f"{node} {port}"}
+    return None
+
+
+def switch_pair(model: dict, switch: str) -> list[str]:
+    """The switch and its vPC/MLAG peer (if the peer names it back), sorted."""
+    switches = hosts_of_kind(model, "switch")
+    peer = as_str(as_dict(as_dict(switches.get(switch)).get("vpc")).get("peer"))
+    if peer and peer in switches and as_dict(switches[peer].get("vpc")).get("peer") == switch:
+        return sorted([switch, peer], key=natural_key)
+    return [switch]
+
+
+def _settle(model: dict, networks: dict, switch_mtu: int, default_speed: str | None,
+            entry: dict, name: str) -> dict:
+    """A port or port-channel's settings: explicit values from the entry, the rest from its far end."""
+    end = far_end(model, entry.get("connects_to")) or {}
+    vlan_of: dict[str, int] = {}
+    tagged_any = False
+    untagged: list[str] = []
+    jumbo = False
+    for network_name, tagged in end.get("memberships", []):
+        network = networks.get(network_name, {})
+        vlan = as_int(network.get("vlan"))
+        if vlan is not None:
+            vlan_of[network_name] = vlan
+        if (as_int(network.get("mtu")) or 1500) > 1500:
+            jumbo = True
+        if tagged:
+            tagged_any = True
+        else:
+            untagged.append(network_name)
+    vlans = sorted(set(vlan_of.values()))
+    mode = as_str(entry.get("mode")) or ("trunk" if tagged_any or len(vlans) > 1 else "access")
+    explicit_vlans = sorted({v for v in as_list(entry.get("vlans")) if as_int(v) is not None})
+    return {
+        "name": name,
+        "description": as_str(entry.get("description")) or end.get("description") or "",
+        "mode": mode,
+        "access_vlan": (explicit_vlans or vlans or [None])[0] if mode == "access" else None,
+        "trunk_vlans": (explicit_vlans or vlans) if mode == "trunk" else [],
+        "native_vlan": vlan_of.get(untagged[0]) if (untagged and mode == "trunk") else None,
+        "derived_vlans": vlans,
+        "mtu": as_int(entry.get("mtu")) or switch_mtu,
+        "speed": as_str(entry.get("speed")) or end.get("speed") or default_speed,
+        "pfc": bool(end.get("roce")),
+        "jumbo": jumbo,
+        "networks": [network_name for network_name, _tagged in end.get("memberships", [])],
+        "far_end": {k: v for k, v in end.items() if k != "memberships"},
+    }
+
+
+PORT_CHANNEL_NAMES = {"nxos": "port-channel{id}", "cumulus": "bond{id}"}
+# NVUE names the MLAG inter-switch bond "peerlink"; NX-OS uses an ordinary port-channel.
+PEER_LINK_NAMES = {"nxos": "port-channel{id}", "cumulus": "peerlink"}
+PAIRING_NAMES = {"nxos": "vPC", "cumulus": "MLAG"}
+# Cumulus reserves 44:38:39:ff:00:00-44:38:39:ff:ff:ff for MLAG system MACs; the domain picks one.
+MLAG_MAC_PREFIX = "44:38:39:ff"
+
+
+def port_channel_name(platform: str | None, channel_id: int) -> str:
+    """'port-channel11' on NX-OS, 'bond11' on Cumulus (NX-OS naming when the platform is unknown)."""
+    return PORT_CHANNEL_NAMES.get(platform or "", PORT_CHANNEL_NAMES["nxos"]).format(id=channel_id)
+
+
+def peer_link_name(platform: str | None, channel_id: int | None) -> str:
+    return PEER_LINK_NAMES.get(platform or "", PEER_LINK_NAMES["nxos"]).format(id=channel_id)
+
+
+def switch_entries(model: dict, switch: str) -> tuple[list[dict], list[dict]]:
+    """(ports, port_channels) of one switch, each settled by _settle."""
+    data = as_dict(hosts_of_kind(model, "switch").get(switch))
+    networks = networks_by_name(model)
+    switch_mtu = as_int(data.get("mtu")) or DEFAULT_SWITCH_MTU
+    default_speed = as_str(data.get("port_speed"))
+    platform = as_str(data.get("platform"))
+    ports = []
+    for entry in as_list(data.get("ports")):
+        entry = as_dict(entry)
+        if as_str(entry.get("name")):
+            ports.append(_settle(model, networks, switch_mtu, default_speed, entry, entry["name"]))
+    port_channels = []
+    for entry in as_list(data.get("port_channels")):
+        entry = as_dict(entry)
+        channel_id = as_int(entry.get("id"))
+        if channel_id is None:
+            continue
+        settled = _settle(model, networks, switch_mtu, default_speed, entry, port_channel_name(platform, channel_id))
+        settled.update({"id": channel_id, "vpc": as_int(entry.get("vpc")) or channel_id,
+                        "members": [m for m in as_list(entry.get("members")) if as_str(m)]})
+        port_channels.append(settled)
+    return ports, port_channels
+
+
+def member_links(model: dict, switch: str) -> dict[str, dict]:
+    """Which far-end member port each port-channel member of this switch is cabled to.
+
+    A bond or interface group has member ports (a DGX bond's NICs, an ifgrp's ports); its vPC
+    spans both switches of the pair. The convention the cabling plan states: members are cabled
+    in order, the pair's first switch (natural order) taking the first far-end members. When the
+    counts differ the mapping is unknown and the member is left out. Returns member port ->
+    {interface, speed} of the far end.
+    """
+    result: dict[str, dict] = {}
+    pair = switch_pair(model, switch)
+    channels_of = {member: switch_entries(model, member)[1] for member in pair}
+    for channel in channels_of[switch]:
+        far_members = as_list(channel["far_end"].get("members"))
+        switch_ports: list[tuple[str, str]] = []
+        for member in pair:
+            twin = next((c for c in channels_of[member] if c["vpc"] == channel["vpc"]
+                         and c["far_end"].get("device") == channel["far_end"].get("device")
+                         and c["far_end"].get("interface") == channel["far_end"].get("interface")), None)
+            if twin is not None:
+                switch_ports += [(member, port) for port in twin["members"]]
+        if far_members and len(far_members) == len(switch_ports):
+            for (member, port), far in zip(switch_ports, far_members):
+                if member == switch:
+                    result[port] = far
+    return result
+
+
+def _member_ports(model: dict, switch: str, platform: str | None, port_channels: list[dict],
+                  peer_link: dict | None) -> list[dict]:
+    """Physical members of the port-channels and of the peer link, with the settings they inherit."""
+    links = member_links(model, switch)
+    result = []
+    for channel in port_channels:
+        end = channel["far_end"]
+        for port in channel["members"]:
+            far = links.get(port)
+            far_interface = far["interface"] if far else None
+            description = f"{end.get('device')} {far_interface} ({end.get('interface')})" if far else channel["description"]
+            result.append({
+                "name": port, "channel": channel["id"], "channel_name": channel["name"], "peer_link": False,
+                "description": description, "mtu": channel["mtu"], "pfc": channel["pfc"],
+                "speed": (far or {}).get("speed") or channel["speed"],
+                "far_end": {"kind": end.get("kind"), "device": end.get("device"), "interface": far_interface,
+                            "bundle": end.get("interface")},
+            })
+    if peer_link:
+        peer = peer_link["peer"]
+        peer_members = []
+        if peer:
+            peer_vpc = as_dict(as_dict(hosts_of_kind(model, "switch").get(peer)).get("vpc"))
+            peer_members = [m for m in as_list(as_dict(peer_vpc.get("peer_link")).get("members")) if as_str(m)]
+        for index, port in enumerate(peer_link["members"]):
+            far_interface = peer_members[index] if index < len(peer_members) else None
+            result.append({
+                "name": port, "channel": peer_link["id"], "channel_name": peer_link["name"], "peer_link": True,
+                "description": f"{PAIRING_NAMES.get(platform or '', 'vPC')} peer-link {peer} {far_interface or ''}".strip(),
+                "mtu": peer_link["mtu"], "pfc": False, "speed": None,
+                "far_end": {"kind": "switch", "device": peer, "interface": far_interface, "bundle": None},
+            })
+    return result
+
+
+def switch_plan(model: dict, switch: str) -> dict:
+    """Everything one switch gets, derived from the model.
+
+    {switch, platform, mtu, vlans[{id, name}], ports[...], port_channels[...], member_ports[...],
+    peer_link, vpc, roce}.
+    A port or port-channel: {name, description, mode, access_vlan, trunk_vlans, native_vlan, mtu,
+    speed, pfc, jumbo, networks, far_end}; port-channels add {id, vpc, members}. Names follow the
+    platform: port-channel11 / bond11, and the peer link is port-channel<id> / peerlink.
+    member_ports: every physical member of a port-channel or of the peer link, {name, channel,
+    channel_name, peer_link, description, mtu, pfc, speed, far_end{kind, device, interface,
+    bundle}}; the far-end interface is the bond or ifgrp member cabled to it (see member_links).
+    VLANs are the union over the vPC/MLAG pair, so both peers carry the same list, and the peer
+    link trunks all of them.
+    """
+    switches = hosts_of_kind(model, "switch")
+    data = as_dict(switches.get(switch))
+    networks = networks_by_name(model)
+    platform = as_str(data.get("platform"))
+    switch_mtu = as_int(data.get("mtu")) or DEFAULT_SWITCH_MTU
+    ports, port_channels = switch_entries(model, switch)
+    vlan_ids: dict[int, str] = {}
+    for member in switch_pair(model, switch):
+        member_ports, member_channels = (ports, port_channels) if member == switch else switch_entries(model, member)
+        for entry in member_ports + member_channels:
+            for vlan in entry["derived_vlans"] + entry["trunk_vlans"] + [entry["access_vlan"]]:
+                if vlan is not None:
+                    vlan_ids.setdefault(vlan, _vlan_name(networks, vlan))
+    vpc = as_dict(data.get("vpc"))
+    peer = as_str(vpc.get("peer"))
+    peer_link = None
+    if vpc:
+        link = as_dict(vpc.get("peer_link"))
+        channel_id = as_int(link.get("port_channel"))
+        peer_link = {"id": channel_id, "name": peer_link_name(platform, channel_id), "peer": peer,
+                     "members": [m for m in as_list(link.get("members")) if as_str(m)],
+                     "description": f"{PAIRING_NAMES.get(platform or '', 'vPC')} peer-link to {peer}", "mode": "trunk",
+                     "trunk_vlans": sorted(vlan_ids), "mtu": switch_mtu}
+    peer_data = as_dict(switches.get(peer or ""))
+    domain = as_int(vpc.get("domain"))
+    system_mac = as_str(vpc.get("system_mac"))
+    if system_mac is None and platform == "cumulus" and domain is not None:
+        system_mac = f"{MLAG_MAC_PREFIX}:{domain >> 8:02x}:{domain & 0xff:02x}"
+    return {
+        "switch": switch,
+        "platform": platform,
+        "mtu": switch_mtu,
+        "vlans": [{"id": vlan, "name": vlan_ids[vlan]} for vlan in sorted(vlan_ids)],
+        "ports": ports,
+        "port_channels": port_channels,
+        "member_ports": _member_ports(model, switch, platform, port_channels, peer_link),
+        "peer_link": peer_link,
+        "vpc": {"domain": domain, "peer": peer,
+                "role_priority": as_int(vpc.get("role_priority")),
+                "system_mac": system_mac,
+                "keepalive_source": as_str(data.get("mgmt_address")),
+                "keepalive_destination": as_str(peer_data.get("mgmt_address"))} if vpc else None,
+        "roce": any(entry["pfc"] for entry in ports + port_channels),
+    }
+
+
+def cabling_plan(model: dict) -> list[dict]:
+    """Every cable of the switch layer, once: switch port <-> host NIC, ONTAP port or peer switch port.
+
+    Rows in switch then port order: {switch, port, kind (port | member | peer-link), channel,
+    device, device_kind (host | ontap | switch), device_port, bundle, mode, vlans, native_vlan,
+    speed, mtu, pfc, description}. A peer-link cable is listed from the pair's first switch only;
+    vlans is the access VLAN or the trunk's allowed list. A port-channel member whose far-end
+    member is unknown has device_port None and its bond or ifgrp in bundle.
+    """
+    rows: list[dict] = []
+    for switch in hosts_of_kind(model, "switch"):
+        plan = switch_plan(model, switch)
+        channels = {c["id"]: c for c in plan["port_channels"]}
+        for port in plan["ports"]:
+            end = port["far_end"]
+            rows.append(_cable(switch, port["name"], "port", None, end.get("kind"), end.get("device"),
+                               end.get("interface"), None, port, port["speed"], port["description"]))
+        for member in plan["member_ports"]:
+            end = member["far_end"]
+            if member["peer_link"]:
+                if switch_pair(model, switch)[0] != switch:
+                    continue
+                rows.append(_cable(switch, member["name"], "peer-link", member["channel_name"], "switch", end["device"],
+                                   end["interface"], None, plan["peer_link"], None, member["description"]))
+                continue
+            channel = channels[member["channel"]]
+            rows.append(_cable(switch, member["name"], "member", member["channel_name"], end.get("kind"), end.get("device"),
+                               end.get("interface"), end.get("bundle"), channel, member["speed"], member["description"]))
+    rows.sort(key=lambda row: (natural_key(row["switch"]), natural_key(row["port"])))
+    return rows
+
+
+def _cable(switch: str, port: str, kind: str, channel: str | None, device_kind: Any, device: Any,
+           device_port: Any, bundle: Any, settings: dict, speed: Any, description: str) -> dict:
+    mode = settings.get("mode")
+    vlans = [settings["access_vlan"]] if mode == "access" and settings.get("access_vlan") is not None else list(settings.get("trunk_vlans") or [])
+    return {"switch": switch, "port": port, "kind": kind, "channel": channel, "device": device, "device_kind": device_kind,
+            "device_port": device_port, "bundle": bundle, "mode": mode, "vlans": vlans, "native_vlan": settings.get("native_vlan"),
+            "speed": speed, "mtu": settings.get("mtu"), "pfc": bool(settings.get("pfc")), "description": description}
+
+
+def _vlan_name(networks: dict, vlan: int) -> str:
+    for name, network in networks.items():
+        if as_int(network.get("vlan")) == vlan:
+            return name
+    return f"vlan{vlan}"
