@@ -1,18 +1,13 @@
 """Whole-pod verification: the DGX data-path checks (dgx_verify) and how all checks are judged together."""
 from __future__ import annotations
 
-import sys
 import time
 
 import pytest
-from project_paths import REPO
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import gpus
 from ansible_collections.ontap_ai.pod.plugins.modules import dgx_host_facts, dgx_verify
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import verification
-
-sys.path.insert(0, str(REPO / "lab" / "ontap"))
-from ontap_lab import lifhost  # noqa: E402
 
 MODEL_OPTIONS = ["vers=4.1", "proto=tcp", "nconnect=16", "rsize=262144", "wsize=262144", "hard"]
 PROC_MOUNTS = (
@@ -155,27 +150,6 @@ def test_the_pod_result_exit_codes():
 def test_an_unknown_status_can_never_pass():
     result = verification.pod_result({"storage": {"c": [{"name": "z", "status": "ok"}]}})
     assert result["exit_code"] == 2
-
-
-def test_lif_realiser_places_each_address_on_the_bridge_of_its_subnet():
-    networks = {"storage-a": {"bridge": "aplab-storage-a", "subnet": "172.31.251.0/24", "mtu": 9000},
-                "storage-b": {"bridge": "aplab-storage-b", "subnet": "172.31.252.0/24", "mtu": 9000}}
-    lifs = [{"uuid": "1", "ip": {"address": "172.31.251.101", "netmask": "24"}},
-            {"uuid": "2", "ip": {"address": "172.31.252.101", "netmask": "255.255.255.0"}},
-            {"uuid": "3", "ip": {"address": "172.31.253.20", "netmask": "24"}},
-            {"uuid": "4", "ip": {"address": "172.31.251.102", "netmask": "24"}, "enabled": False}]
-    legs, homeless = lifhost.plan(lifs, networks, "ns")
-    assert [(leg.bridge, leg.mtu, leg.addresses) for leg in legs] == [
-        ("aplab-storage-a", 9000, ("172.31.251.101/24",)), ("aplab-storage-b", 9000, ("172.31.252.101/24",))]
-    assert homeless == ["172.31.253.20/24"]
-    assert all(len(name) <= 15 for leg in legs for name in (leg.host, leg.inside))
-    assert lifhost.namespace_for("/a/.lab") != lifhost.namespace_for("/b/.lab")
-
-
-def test_lif_legs_keep_their_mac_across_re_creation():
-    # DGX ARP caches stay valid when a factory reset drops and the storage layer re-creates the LIFs.
-    mac = lifhost.leg_mac("lif-abcdef")
-    assert mac == lifhost.leg_mac("lif-abcdef") and mac.startswith("02:") and len(mac.split(":")) == 6
 
 
 def test_a_registered_result_carries_its_checks_unless_its_task_did_not_run_cleanly():
