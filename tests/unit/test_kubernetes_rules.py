@@ -8,6 +8,7 @@ from test_kubernetes_model import ANF
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import rules
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rules import kubernetes, secrets, trident
 
 
 @pytest.fixture
@@ -19,7 +20,7 @@ def findings(site, *functions):
     return [(f.severity, f.rule, f.message) for f in rules.run_rules(site, check_files=False, rules=list(functions))]
 
 
-LAYER_RULES = (rules.kubernetes, rules.kubernetes_networks, rules.trident, rules.trident_backends, rules.secrets)
+LAYER_RULES = (kubernetes.kubernetes, kubernetes.kubernetes_networks, trident.trident, trident.trident_backends, secrets.secrets)
 
 
 def test_sample_passes_the_layer_rules(site):
@@ -28,43 +29,43 @@ def test_sample_passes_the_layer_rules(site):
 
 def test_site_network_overlapping_kubespray_pod_network(site):
     site.model["networks"][0]["subnet"] = "10.233.100.0/24"
-    result = findings(site, rules.kubernetes_networks)
+    result = findings(site, kubernetes.kubernetes_networks)
     assert result == [("error", "kubernetes", "network 'oob-mgmt' overlaps the Kubernetes pod network 10.233.64.0/18 that DeepOps (Kubespray) uses")]
     site.model["kubernetes"]["deployment"] = "existing"
-    assert findings(site, rules.kubernetes_networks) == []
+    assert findings(site, kubernetes.kubernetes_networks) == []
 
 
 def test_azure_backend_needs_export_cidrs(site):
     backend = copy.deepcopy(ANF)
     del backend["azure"]["export_cidrs"]
     site.model["trident"]["backends"].append(backend)
-    assert any("exports volumes to 0.0.0.0/0" in message for _, _, message in findings(site, rules.trident_backends))
+    assert any("exports volumes to 0.0.0.0/0" in message for _, _, message in findings(site, trident.trident_backends))
     backend["azure"]["export_cidrs"] = ["0.0.0.0/0"]
-    assert any("opens the volumes to every address" in message for _, _, message in findings(site, rules.trident_backends))
+    assert any("opens the volumes to every address" in message for _, _, message in findings(site, trident.trident_backends))
     site.model["pod"]["security"]["allow_world_open_exports"] = True
-    assert findings(site, rules.trident_backends) == []
+    assert findings(site, trident.trident_backends) == []
     backend["azure"]["export_cidrs"] = ["10.20.0.0/16"]
     site.model["pod"]["security"]["allow_world_open_exports"] = False
-    assert findings(site, rules.trident_backends) == []
+    assert findings(site, trident.trident_backends) == []
 
 
 def test_azure_backend_needs_its_client_secret(site):
     site.model["trident"]["backends"].append(copy.deepcopy(ANF))
-    assert ("error", "secret", "the secret vault_trident_anf_client_secret is missing") in findings(site, rules.secrets)
+    assert ("error", "secret", "the secret vault_trident_anf_client_secret is missing") in findings(site, secrets.secrets)
 
 
 def test_backend_export_policy_must_be_declared(site):
     site.model["trident"]["backends"][0]["defaults"] = {"export_policy": "nope"}
-    result = findings(site, rules.trident_backends)
+    result = findings(site, trident.trident_backends)
     assert result[0][:2] == ("error", "dangling-reference") and "export policy nope is not declared" in result[0][2]
     site.model["trident"]["backends"][0]["defaults"] = {"export_policy": "k8s-nodes"}
-    assert findings(site, rules.trident_backends) == []
+    assert findings(site, trident.trident_backends) == []
 
 
 def test_workers_without_storage_networks_leave_auto_export_empty(site):
     for host in ("dgx01", "dgx02", "dgx03", "dgx04"):
         site.model["hosts"][host]["dgx"]["storage_nics"] = []
-    messages = [message for _, _, message in findings(site, rules.trident_backends)]
+    messages = [message for _, _, message in findings(site, trident.trident_backends)]
     assert "backend aipod-flexgroups: no Kubernetes worker has a storage network, so autoExportCIDRs would be empty" in messages
 
 
@@ -73,24 +74,24 @@ def test_worker_without_a_nic_on_the_lif_networks_is_warned(site):
                                    "subnet": "100.127.113.0/24", "mtu": 9000})
     site.model["hosts"]["dgx04"]["dgx"]["storage_nics"] = [
         {"name": "enp1", "network": "storage-c", "address": "100.127.113.14", "speed": "200G"}]
-    warnings = [m for severity, _, m in findings(site, rules.trident_backends) if severity == "warning"]
+    warnings = [m for severity, _, m in findings(site, trident.trident_backends) if severity == "warning"]
     assert "dgx04 has no storage NIC on a network where SVM aipod-data has data LIFs; its pods cannot mount aipod-flexgroups volumes" in warnings
 
 
 def test_data_lif_must_be_a_data_lif(site):
     site.model["trident"]["backends"][0]["data_lif"] = "aipod-data-mgmt"
-    result = findings(site, rules.trident_backends)
+    result = findings(site, trident.trident_backends)
     assert ("error", "trident", "aipod-data-mgmt is the management LIF of SVM aipod-data, not a data LIF") in result
 
 
 def test_storage_class_nfs_version_must_be_enabled_on_the_svm(site):
     site.model["ontap"]["svms"][0]["nfs"]["v41"] = False
-    result = findings(site, rules.trident_backends)
+    result = findings(site, trident.trident_backends)
     assert ("error", "mount-options",
             "StorageClass ontap-flexgroup mounts with NFS 4.1, which SVM aipod-data (backend aipod-flexgroups) does not enable") in result
     site.model["ontap"]["svms"][0]["nfs"]["v41"] = True
     site.model["trident"]["storage_classes"][1]["mount_options"] = ["vers=4.2"]
-    assert [s for s, _, _ in findings(site, rules.trident_backends)] == ["warning"]
+    assert [s for s, _, _ in findings(site, trident.trident_backends)] == ["warning"]
 
 
 def test_schema_accepts_anf_export_cidrs_and_refuses_a_bad_one(decrypt, tmp_path):

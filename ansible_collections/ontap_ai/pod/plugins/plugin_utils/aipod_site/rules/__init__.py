@@ -7,55 +7,45 @@ makes them raise. RULES lists them in the order their findings are most useful t
 
 One module per layer holds that layer's rules (inventory, networks, ontap, hosts, switches,
 kubernetes, trident, secrets, sizing); context holds the Context they share. A new rule runs only
-once it is listed in RULES. The rules are importable from here by name: `rules.kubernetes`,
-`rules.trident`, `rules.secrets` and `rules.sizing` are those rule functions, not the modules of
-the same name (import a module as `from ...aipod_site.rules.kubernetes import ...`).
+once it is listed in RULES. The rules are named through their modules (`rules.kubernetes.kubernetes`).
 """
 from __future__ import annotations
 
 from ..findings import Finding
 from ..inventory import Site
+from . import hosts, inventory, kubernetes, networks, ontap, secrets, sizing, switches, trident
 from .context import Context, Rule, host_path
-from .hosts import compute_mounts, host_nics
-from .inventory import host_kinds, unique_names
-from .kubernetes import kubernetes, kubernetes_networks
-from .networks import addresses_in_subnets, networks_sane, unique_addresses
-from .ontap import data_lifs, export_policies, flexgroups, ontap_ports_and_groups, svm_settings
-from .secrets import files, secrets
-from .sizing import sizing
-from .switches import switch_ports, vpc_pairs
-from .trident import trident, trident_backends
 
 RULES: list[Rule] = [
     # inventory
-    host_kinds,
-    unique_names,
+    inventory.host_kinds,
+    inventory.unique_names,
     # networks
-    networks_sane,
-    unique_addresses,
-    addresses_in_subnets,
+    networks.networks_sane,
+    networks.unique_addresses,
+    networks.addresses_in_subnets,
     # ONTAP
-    ontap_ports_and_groups,
-    svm_settings,
-    data_lifs,
-    flexgroups,
-    export_policies,
+    ontap.ontap_ports_and_groups,
+    ontap.svm_settings,
+    ontap.data_lifs,
+    ontap.flexgroups,
+    ontap.export_policies,
     # hosts
-    host_nics,
-    compute_mounts,
+    hosts.host_nics,
+    hosts.compute_mounts,
     # switches
-    switch_ports,
-    vpc_pairs,
+    switches.switch_ports,
+    switches.vpc_pairs,
     # Kubernetes and Trident
-    kubernetes,
-    trident,
-    kubernetes_networks,
-    trident_backends,
+    kubernetes.kubernetes,
+    trident.trident,
+    kubernetes.kubernetes_networks,
+    trident.trident_backends,
     # secrets and files
-    secrets,
-    files,
+    secrets.secrets,
+    secrets.files,
     # sizing
-    sizing,
+    sizing.sizing,
 ]
 
 
@@ -70,27 +60,15 @@ __all__ = [
     "RULES",
     "Context",
     "Rule",
-    "addresses_in_subnets",
-    "compute_mounts",
-    "data_lifs",
-    "export_policies",
-    "files",
-    "flexgroups",
-    "host_kinds",
-    "host_nics",
     "host_path",
+    "hosts",
+    "inventory",
     "kubernetes",
-    "kubernetes_networks",
-    "networks_sane",
-    "ontap_ports_and_groups",
+    "networks",
+    "ontap",
     "run_rules",
     "secrets",
     "sizing",
-    "svm_settings",
-    "switch_ports",
+    "switches",
     "trident",
-    "trident_backends",
-    "unique_addresses",
-    "unique_names",
-    "vpc_pairs",
 ]
