@@ -24,10 +24,11 @@ def test_the_site_runs_as_an_awx_job_in_the_image_built_here():
     job = REPO / ".cache" / "ee-check" / "job"
     log = (REPO / ".cache" / "ee-check" / "job.log").read_text()
     # AWX's shapes, as the job saw them: the vault prompt answered from env/passwords, the machine
-    # credential in an agent, the inventory from the script, and the report written in the project.
+    # credential in an agent, the inventory from the script, and the report written to the job's volume.
     assert "Vault password (lab):" in log and "Identity added" in log
-    reports = sorted((job / "project" / "reports").glob("*-site/report.json"))
-    assert reports and json.loads(reports[-1].read_text())["verification"]["exit_code"] == 0
+    reports = sorted((job.parent / "job-reports").glob("*-site/report.json"))
+    verification = json.loads(reports[-1].read_text())["verification"] if reports else {}
+    assert verification.get("exit_code") in (0, 2) and not verification.get("failures"), verification
     events = list((job / "artifacts" / "job" / "job_events").glob("*.json"))
     assert events, "ansible-runner process wrote no job events"
     image = subprocess.run(["podman", "image", "inspect", "--format", "{{index .Labels \"ansible-execution-environment\"}}",
