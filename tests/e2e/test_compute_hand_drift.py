@@ -1,6 +1,6 @@
 """The compute layer skips a DGX that already is what the model says, and converges one drifted by hand.
 
-A re-run reads each host once and configures only hosts that differ (filter aipod_compute_drift).
+A re-run reads each host once and configures only hosts that differ (filter aipod_compute_pending).
 This pins that the skip is never blind: after the fstab line, a live storage network file, a kept
 file's content, another's mode, the RoCE unit's enablement and the common user's shell are changed
 by hand on one stand-in, check mode names

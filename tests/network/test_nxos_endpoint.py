@@ -152,7 +152,7 @@ def test_pushed_configuration_parses_back_to_what_was_pushed(endpoint, tmp_path:
                             cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     parsed = json.loads((tmp_path / "parsed.json").read_text())
-    assert nxos.drift(intent, parsed) == []
+    assert nxos.pending(intent, parsed) == []
     # and nothing extra: every parsed port-channel and LACP entry is one the intent pushed
     assert {e["name"] for e in parsed["lag_interfaces"]} == {e["name"] for e in intent["lag_interfaces"]}
     assert {e["name"] for e in parsed["lacp_interfaces"]} == {e["name"] for e in intent["lacp_interfaces"]}

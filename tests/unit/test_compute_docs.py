@@ -16,7 +16,7 @@ ANSIBLE_DOC = pathlib.Path(sys.executable).parent / "ansible-doc"
 @pytest.mark.parametrize("kind, names", [
     ("module", ["ontap_ai.pod.dgx_host_facts", "ontap_ai.pod.dgx_verify", "ontap_ai.pod.sysctl_runtime", "ontap_ai.pod.config_files"]),
     ("filter", [f"ontap_ai.pod.{name}" for name in ("aipod_host_storage_plan", "aipod_compute_plans", "aipod_storage_network_files",
-                                                    "aipod_tuning_files", "aipod_roce_unit", "aipod_ring_settings", "aipod_compute_drift")]),
+                                                    "aipod_tuning_files", "aipod_roce_unit", "aipod_ring_settings", "aipod_compute_pending")]),
 ])
 def test_ansible_doc_renders(kind, names):
     result = subprocess.run([str(ANSIBLE_DOC), "-t", kind, "--json", *names], cwd=REPO, capture_output=True, text=True,

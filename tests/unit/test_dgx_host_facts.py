@@ -12,7 +12,7 @@ from ansible.module_utils.testing import patch_module_args
 from project_paths import COLLECTION
 
 from ansible_collections.ontap_ai.pod.plugins.modules import dgx_host_facts as facts
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import drift, files
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import files, pending
 
 MLX_RINGS = """Ring parameters for enp225s0f0:
 Pre-set maximums:
@@ -163,7 +163,7 @@ def test_files_state_reads_content_mode_and_owner_and_skips_active_nfs_mounts(tm
 
 
 def test_files_as_config_files_leaves_them_read_as_no_difference(tmp_path):
-    """The reading and the drift rules agree with what the role writes: same text, mode, owner and group."""
+    """The reading and the rules of aipod_compute_pending agree with what the role writes: same text, mode, owner and group."""
     dest = tmp_path / "aipod-roce-qos.service"
     text = files.roce_unit(["eth1"], {"pfc_priorities": [3], "trust": "dscp", "tos": 106, "cable_length": 3}, "Ansible managed")
     dest.write_text(text)
@@ -171,6 +171,6 @@ def test_files_as_config_files_leaves_them_read_as_no_difference(tmp_path):
     owner, group = pwd.getpwuid(os.getuid()).pw_name, grp.getgrgid(os.getgid()).gr_name
     kept = {"files": [{"dest": str(dest), "content": text, "mode": "0644"}], "directories": [{"path": str(tmp_path)}],
             "owner": owner, "group": group}
-    assert drift._files(kept, facts.files_state([str(dest), str(tmp_path)], [], {})) == []
+    assert pending._files(kept, facts.files_state([str(dest), str(tmp_path)], [], {})) == []
     dest.write_text(text.replace("dscp", "pcp"))
-    assert drift._files(kept, facts.files_state([str(dest), str(tmp_path)], [], {})) == [f"file {dest} differs from the model"]
+    assert pending._files(kept, facts.files_state([str(dest), str(tmp_path)], [], {})) == [f"file {dest} differs from the model"]

@@ -1,4 +1,4 @@
-"""NX-OS intent from the switch plan: resource-module configs, QoS text, vPC, and the drift check."""
+"""NX-OS intent from the switch plan: resource-module configs, QoS text, vPC, and the pending check."""
 from __future__ import annotations
 
 import copy
@@ -124,18 +124,18 @@ def gathered_from(intent):
             "lacp_interfaces": copy.deepcopy(intent["lacp_interfaces"])}
 
 
-def test_drift_is_empty_when_the_switch_matches(intent):
-    assert nxos.drift(intent, gathered_from(intent)) == []
+def test_pending_is_empty_when_the_switch_matches(intent):
+    assert nxos.pending(intent, gathered_from(intent)) == []
 
 
-def test_drift_names_each_difference(intent):
+def test_pending_names_each_difference(intent):
     gathered = gathered_from(intent)
     by_name(gathered["interfaces"])["Ethernet1/1"]["mtu"] = "1500"
     gathered["vlans"] = [v for v in gathered["vlans"] if v["vlan_id"] != 3112]
     by_name(gathered["l2_interfaces"])["port-channel10"]["trunk"]["allowed_vlans"] = "3101,3111"
     by_name(gathered["lag_interfaces"])["port-channel10"]["members"].pop()
     del by_name(gathered["interfaces"])["Ethernet1/2"]["service_policy"]
-    problems = nxos.drift(intent, gathered)
+    problems = nxos.pending(intent, gathered)
     assert "Ethernet1/1: mtu is '1500', the model says '9216'" in problems
     assert "VLAN 3112 is missing" in problems
     assert any(p.startswith("port-channel10: trunk allows VLANs 3101,3111") for p in problems)

@@ -1,7 +1,7 @@
 """Filters of the compute layer: per-host values the dgx_* roles derive from the site model.
 
 Docs: aipod_host_storage_plan.yml, aipod_compute_plans.yml, aipod_storage_network_files.yml,
-aipod_tuning_files.yml, aipod_roce_unit.yml, aipod_ring_settings.yml, aipod_mounts_pending.yml, aipod_compute_drift.yml and aipod_sysctl_unavailable.yml
+aipod_tuning_files.yml, aipod_roce_unit.yml, aipod_ring_settings.yml, aipod_mounts_pending.yml, aipod_compute_pending.yml and aipod_sysctl_unavailable.yml
 beside this file. The derivation itself lives in
 plugins/plugin_utils/aipod_site/model.py with the others (one place for every derived value).
 """
@@ -11,8 +11,8 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import drift as compute_drift
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import files as compute_files
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import pending as compute_pending
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as site_model
 
 
@@ -135,20 +135,20 @@ def aipod_ring_settings(nic_facts: dict, size: int) -> list[dict]:
     return settings
 
 
-def aipod_compute_drift(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[str]:
+def aipod_compute_pending(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[str]:
     """Every way a DGX differs from its compute plan, in words; [] when the layer has nothing to change."""
     for name, value in (("plan", plan), ("host", host), ("kept", kept), ("settings", settings)):
         if not isinstance(value, Mapping):
-            raise AnsibleFilterError(f"aipod_compute_drift: {name} must be a dict, got {type(value).__name__}")
+            raise AnsibleFilterError(f"aipod_compute_pending: {name} must be a dict, got {type(value).__name__}")
     try:
-        return compute_drift.differences(plan, host, kept, settings)
+        return compute_pending.differences(plan, host, kept, settings)
     except (KeyError, TypeError) as error:
-        raise AnsibleFilterError(f"aipod_compute_drift: the host facts lack {error} (run dgx_host_facts first)") from error
+        raise AnsibleFilterError(f"aipod_compute_pending: the host facts lack {error} (run dgx_host_facts first)") from error
 
 
 def aipod_sysctl_unavailable(settings: Mapping, readings: Mapping) -> dict[str, str]:
     """The kernel parameters of settings that cannot be set here, with the reason (as sysctl_runtime reports them)."""
-    return compute_drift.sysctl_plan(settings, readings)[1]
+    return compute_pending.sysctl_plan(settings, readings)[1]
 
 
 class FilterModule:
@@ -163,6 +163,6 @@ class FilterModule:
             "aipod_roce_unit": aipod_roce_unit,
             "aipod_ring_settings": aipod_ring_settings,
             "aipod_mounts_pending": aipod_mounts_pending,
-            "aipod_compute_drift": aipod_compute_drift,
+            "aipod_compute_pending": aipod_compute_pending,
             "aipod_sysctl_unavailable": aipod_sysctl_unavailable,
         }

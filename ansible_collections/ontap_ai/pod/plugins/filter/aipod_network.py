@@ -46,12 +46,12 @@ def aipod_nxos_missing_lines(candidate: Any, running: Any) -> list[str]:
     return nxos.missing_lines(candidate, running)
 
 
-def aipod_nxos_drift(intent: Mapping, gathered: Mapping) -> list[str]:
+def aipod_nxos_pending(intent: Mapping, gathered: Mapping) -> list[str]:
     if not isinstance(intent, Mapping) or "interfaces" not in intent:
-        raise AnsibleFilterError(f"aipod_nxos_drift: expected the output of aipod_nxos_intent, got {type(intent).__name__}")
+        raise AnsibleFilterError(f"aipod_nxos_pending: expected the output of aipod_nxos_intent, got {type(intent).__name__}")
     if not isinstance(gathered, Mapping):
-        raise AnsibleFilterError(f"aipod_nxos_drift: gathered must map resource names to gathered lists, got {gathered!r}")
-    return nxos.drift(intent, gathered)
+        raise AnsibleFilterError(f"aipod_nxos_pending: gathered must map resource names to gathered lists, got {gathered!r}")
+    return nxos.pending(intent, gathered)
 
 
 def aipod_nvue_commands(plan: Mapping, options: Mapping | None = None) -> list[str]:
@@ -80,7 +80,7 @@ class FilterModule:
         return {
             "aipod_nxos_intent": aipod_nxos_intent,
             "aipod_nxos_unrendered": aipod_nxos_unrendered,
-            "aipod_nxos_drift": aipod_nxos_drift,
+            "aipod_nxos_pending": aipod_nxos_pending,
             "aipod_nxos_missing_lines": aipod_nxos_missing_lines,
             "aipod_nvue_commands": aipod_nvue_commands,
             "aipod_cabling_plan": aipod_cabling_plan,

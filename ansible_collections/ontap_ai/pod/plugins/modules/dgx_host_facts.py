@@ -32,7 +32,7 @@ description:
     C(fstab) - the C(/etc/fstab) lines (their fields) of each of O(fstab_paths);
     C(network.aipod_files) - the SHA-1 of every storage network file of the role (C(60-aipod-*)) in
     C(/etc/netplan) and C(/etc/systemd/network). The role compares these with the site model to
-    decide whether the host needs any change at all (filter C(aipod_compute_drift)).
+    decide whether the host needs any change at all (filter C(aipod_compute_pending)).
   - C(files) - for each of O(files) and each entry of O(file_directories), its type (C(file), C(directory),
     C(other)), mode, owner, group and, for a file, the SHA-1 of its content; null when it is missing, and
     C(nfs mount) for an active NFS mount point, which is not looked into.

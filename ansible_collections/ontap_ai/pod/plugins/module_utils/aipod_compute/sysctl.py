@@ -1,7 +1,7 @@
 """Kernel parameters: which of the wanted values the running kernel lacks, and which cannot be set here.
 
 One comparison for the module that sets them (sysctl_runtime) and for the compute layer's decision
-whether a host needs converging (drift.py, from the readings of dgx_host_facts).
+whether a host needs converging (pending.py, from the readings of dgx_host_facts).
 """
 from __future__ import annotations
 

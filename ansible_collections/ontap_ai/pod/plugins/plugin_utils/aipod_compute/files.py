@@ -1,7 +1,7 @@
 """The configuration files the compute layer keeps on a DGX, as text, from the plan and the host's facts.
 
 Pure functions: each returns the content the dgx_node role writes (config_files) and compares
-(aipod_compute_drift, against the SHA-1 dgx_host_facts read). Building the text here instead of in
+(aipod_compute_pending, against the SHA-1 dgx_host_facts read). Building the text here instead of in
 role templates lets a no-op run tell, from the one reading of the host, that every file already
 is what the model says, without rendering and sending a template per file and host.
 The first line of every file is ``# <managed> (role dgx_node...)``; ``managed`` is the role's

@@ -251,7 +251,7 @@ def missing_lines(candidate: str, running: str) -> list[str]:
 def compare_config(intent_: Mapping[str, Any]) -> str:
     """Lines of `show running-config` that prove the features and vPC memberships are in place.
 
-    nxos_feature and nxos_vpc_interface read the switch once per item; the drift check compares
+    nxos_feature and nxos_vpc_interface read the switch once per item; the pending check compares
     these lines, together with the QoS and per-port block, with one read of the running
     configuration instead (missing_lines). NX-OS prints an enabled feature as `feature <name>`
     and a vPC member as `vpc <id>` (or `vpc peer-link`) under its port-channel.
@@ -290,7 +290,7 @@ def _by_name(items: Any, key: str = "name") -> dict[str, dict]:
     return {str(item.get(key)): item for item in (items or []) if isinstance(item, Mapping)}
 
 
-def drift(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[str]:
+def pending(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[str]:
     """Differences between what a switch reports (resource modules, state gathered) and its intent.
 
     gathered: {vlans, interfaces, l2_interfaces, lag_interfaces, lacp_interfaces}, each the

@@ -1,4 +1,4 @@
-"""aipod_compute_drift: a DGX that is what its plan says has no difference; each way it can differ is named.
+"""aipod_compute_pending: a DGX that is what its plan says has no difference; each way it can differ is named.
 
 The in-place host below is what the dgx_node role leaves behind on a lab host (networkd, NFS not
 mountable, read-only /proc/sys). Each test changes one reading and expects the difference named:
@@ -17,7 +17,7 @@ from ansible_collections.ontap_ai.pod.plugins.modules import dgx_host_facts
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute.files import sha1
 
 FILTERS = FilterModule().filters()
-DRIFT = FILTERS["aipod_compute_drift"]
+PENDING = FILTERS["aipod_compute_pending"]
 MOUNT = {"path": "/mnt/data", "src": "172.31.251.201:/data", "fstype": "nfs4", "options": ["rw", "vers=4.1", "hard"]}
 PLAN = {"nics": [], "mounts": [MOUNT], "roce": True, "common_user": {"name": "aipod", "uid": 2000, "group": "aipod", "gid": 2000}}
 STAGED = "/etc/aipod/storage-net/60-aipod-eth1.network"
@@ -49,19 +49,19 @@ HOST = {
 }
 
 
-def drift_with(change, host=None, written=None, settings=None, plan=None):
-    """The drift after change(host reading, config_files arguments, settings, plan)."""
+def pending_with(change, host=None, written=None, settings=None, plan=None):
+    """What is pending after change(host reading, config_files arguments, settings, plan)."""
     host = copy.deepcopy(host or HOST)
     written = copy.deepcopy(written or WRITTEN)
     settings = copy.deepcopy(settings or SETTINGS)
     plan = copy.deepcopy(plan or PLAN)
     change(host, written, settings, plan)
-    return DRIFT(plan, host, written, settings)
+    return PENDING(plan, host, written, settings)
 
 
 def test_a_host_as_the_model_says_has_no_difference():
     # A read-only /proc/sys makes rmem_max unavailable, not a difference (sysctl_runtime would not change it).
-    assert DRIFT(PLAN, HOST, WRITTEN, SETTINGS) == []
+    assert PENDING(PLAN, HOST, WRITTEN, SETTINGS) == []
 
 
 @pytest.mark.parametrize(("change", "expected"), [
@@ -111,12 +111,12 @@ def test_a_host_as_the_model_says_has_no_difference():
     (lambda h, w, s, p: h["user_state"].update(group_gid=None), "group aipod: absent or not gid 2000"),
 ])
 def test_each_way_a_host_differs_is_named(change, expected):
-    differences = drift_with(change)
+    differences = pending_with(change)
     assert any(expected in line for line in differences), differences
 
 
 def test_an_active_nfs_mount_point_counts_as_present_and_is_not_looked_into():
-    assert drift_with(lambda h, w, s, p: h["files"].update({"/mnt/data": {"type": "nfs mount"}})) == []
+    assert pending_with(lambda h, w, s, p: h["files"].update({"/mnt/data": {"type": "nfs mount"}})) == []
 
 
 def test_docker_already_defaulting_to_the_nvidia_runtime_is_in_place():
@@ -124,17 +124,17 @@ def test_docker_already_defaulting_to_the_nvidia_runtime_is_in_place():
         host["tools"].update({"nvidia-container-runtime": "/usr/bin/ncr", "dockerd": "/usr/bin/dockerd"})
         host["container_runtime"]["docker_config"] = {"data-root": "/raid/docker", "default-runtime": "nvidia",
                                                       "runtimes": {"nvidia": {"path": "/usr/bin/ncr", "runtimeArgs": []}}}
-    assert drift_with(nvidia_docker) == []
+    assert pending_with(nvidia_docker) == []
 
 
 def test_nothing_to_compare_for_a_host_without_mounts_roce_or_common_user():
     plan = {"nics": [], "mounts": [], "roce": False, "common_user": {}}
-    assert DRIFT(plan, {**HOST, "units": {}, "fstab": {}}, WRITTEN, SETTINGS) == []
+    assert PENDING(plan, {**HOST, "units": {}, "fstab": {}}, WRITTEN, SETTINGS) == []
 
 
 def test_facts_without_the_readings_fail_clearly():
     with pytest.raises(AnsibleFilterError, match="lack"):
-        DRIFT(PLAN, {"nfs": {}}, WRITTEN, SETTINGS)
+        PENDING(PLAN, {"nfs": {}}, WRITTEN, SETTINGS)
 
 
 def test_sysctl_unavailable_is_what_sysctl_runtime_reports():
@@ -163,7 +163,7 @@ def test_fstab_lines_are_matched_by_escaped_mount_point():
 
 
 def test_the_mount_module_agrees_line_for_line(tmp_path):
-    """What the drift check calls equal, ansible.posix.mount leaves as it is (its own set_mount, check mode)."""
+    """What the pending check calls equal, ansible.posix.mount leaves as it is (its own set_mount, check mode)."""
     from unittest import mock
 
     from ansible_collections.ansible.posix.plugins.modules import mount as posix_mount
