@@ -16,6 +16,9 @@ description:
   - Results of C(validate_site) (summary, sizing) and of tasks returning an C(aipod_report) key
     (for example the verification result), or setting an C(aipod_report) fact with C(set_fact), go
     into the report. Nothing else of a result is kept, so no secret reaches the report.
+  - Before the first play it reads the inventory's files as the validator does and names any file
+    that is not YAML. A file over the validator's loading budget (for example nested YAML aliases,
+    a "billion laughs") ends the run there, with exit status 2, before Ansible expands it.
   - A report section that is a dict with C(title) and C(markdown) (for example the list of artefacts
     of C(playbooks/airgap_artifacts.yml)) is written into the Markdown report as it is.
 version_added: "1.0.0"
@@ -37,12 +40,16 @@ options:
 import datetime
 import json
 import os
+import sys
 import time
 
 from ansible import context
 from ansible.plugins.callback import CallbackBase
 
 LAYERS = ("validate", "switches", "storage", "compute", "kubernetes", "trident", "verify")
+# Exit status of a run the callback ends before its first play (a site model file over the
+# loader's budget); Ansible's own for a failed host is 2.
+REFUSED_EXIT_CODE = 2
 
 
 class CallbackModule(CallbackBase):
@@ -131,24 +138,50 @@ class CallbackModule(CallbackBase):
             os.symlink(os.path.basename(self._run_dir), latest)
         except OSError:
             pass
-        self._report_unreadable_inventory()
+        refused = self._report_unreadable_inventory()
+        if refused:
+            self._stop(refused)
 
-    def _report_unreadable_inventory(self) -> None:
-        """Ansible stops on a vars file that is not YAML without saying where; say it first, located."""
+    def _stop(self, refused: list) -> None:
+        """End the run before any play: a file over the loader's budget would be expanded (or, nested
+        deep enough, crash Ansible's own YAML loader) by whatever reads it next."""
+        self._enter("validate")
+        for finding in refused:
+            self._failures.append({"layer": "validate", "host": "localhost", "task": "read the site model", "message": str(finding)})
+        elapsed = time.time() - self._started
+        path = self._write_report(False, elapsed)
+        self._display.display(f"==> {self._playbook}: REFUSED in {elapsed:.1f} s: the site model holds {len(refused)} file(s) "
+                              "the validator will not read; nothing was run", color="bright red")
+        if path:
+            self._display.display(f"==> run report: {os.path.relpath(path)}", color="bright red")
+        sys.exit(REFUSED_EXIT_CODE)
+
+    def _report_unreadable_inventory(self) -> list:
+        """Ansible stops on a vars file that is not YAML without saying where; say it first, located.
+
+        A file over the loader's budget (an alias bomb) is named here too. Loading is bounded
+        (aipod_site.yamlload.Budget) and reports problems as findings; only a file-system error or
+        a malformed value is caught here. MemoryError and KeyboardInterrupt are never caught.
+        """
+        refused: list = []
         try:
             from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
         except ImportError:
-            return
+            return refused
         for source in context.CLIARGS.get("inventory") or ():
             if not os.path.isdir(str(source)):
                 continue
             try:
                 site = load_site(str(source))
-            except Exception:  # noqa: BLE001  the validation play reports everything else
+            except (OSError, ValueError, TypeError, RecursionError) as error:  # the validation play reports the model
+                self._display.warning(f"site model: {source} could not be read ahead of the run ({type(error).__name__})")
                 continue
             for finding in site.findings:
-                if finding.rule == "yaml" and finding.severity == "error":
+                if finding.rule in ("yaml", "yaml-limit") and finding.severity == "error":
                     self._display.error(f"site model: {finding}", wrap_text=False)
+                if finding.rule == "yaml-limit":
+                    refused.append(finding)
+        return refused
 
     def v2_playbook_on_play_start(self, play):
         self._enter(self._layer_of(play))

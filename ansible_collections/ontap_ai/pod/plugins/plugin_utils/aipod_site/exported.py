@@ -26,10 +26,11 @@ from .inventory import (
     display_path,
     flatten_groups,
 )
-from .yamlload import VaultValue
+from .yamlload import MAX_DEPTH, MAX_TOTAL_NODES, VaultValue
 
 EXPORT_HINT = "give an inventory directory, or the JSON of ansible-inventory --list --export (a file, or a script that prints it)"
 SCRIPT_TIMEOUT_SECONDS = 120
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 
 
 def job_inventory_script(source: str) -> str | None:
@@ -62,16 +63,43 @@ def read_document(source: str) -> tuple[dict | None, str | None]:
             text = result.stdout
         else:
             with open(source, encoding="utf-8") as handle:
-                text = handle.read()
+                if os.fstat(handle.fileno()).st_size > MAX_DOCUMENT_BYTES:
+                    return None, f"refused: {source} is larger than {MAX_DOCUMENT_BYTES:,} bytes"
+                text = handle.read(MAX_DOCUMENT_BYTES + 1)
     except (OSError, subprocess.TimeoutExpired, UnicodeDecodeError) as error:
         return None, f"cannot read the inventory {source}: {error}"
+    if len(text) > MAX_DOCUMENT_BYTES:
+        return None, f"refused: {source} gives more than {MAX_DOCUMENT_BYTES:,} bytes"
     try:
         document = json.loads(text)
+    except RecursionError:
+        return None, f"refused: {source} nests its values more than {MAX_DEPTH} levels deep"
     except ValueError as error:
         return None, f"{source} is not a JSON inventory ({error})"
     if not isinstance(document, dict):
         return None, f"{source} is not a JSON inventory (a mapping of groups)"
+    problem = _over_budget(document)
+    if problem:
+        return None, f"refused: {source} {problem}"
     return document, None
+
+
+def _over_budget(document: Any) -> str | None:
+    """Why a parsed document is too large or too deep for the validator to read, else None."""
+    count = 0
+    pending = [(document, 1)]
+    while pending:
+        value, depth = pending.pop()
+        count += 1
+        if count > MAX_TOTAL_NODES:
+            return f"holds more than {MAX_TOTAL_NODES:,} values"
+        if depth > MAX_DEPTH:
+            return f"nests its values more than {MAX_DEPTH} levels deep"
+        if isinstance(value, dict):
+            pending.extend((item, depth + 1) for item in value.values())
+        elif isinstance(value, list):
+            pending.extend((item, depth + 1) for item in value)
+    return None
 
 
 def _unvault(value: Any) -> Any:

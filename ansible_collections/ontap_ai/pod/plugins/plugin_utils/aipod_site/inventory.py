@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .findings import Finding, Location
-from .yamlload import Decryptor, VaultValue, YamlProblem, is_vault_file, load_with_lines
+from .yamlload import Budget, Decryptor, VaultValue, YamlProblem, YamlRefused, is_vault_file, load_with_lines
 
 GLOBAL_KEYS = ("pod", "networks", "ontap", "compute", "kubernetes", "trident")
 REQUIRED_GLOBAL_KEYS = ("pod", "networks", "ontap", "kubernetes", "trident")
@@ -141,10 +141,11 @@ def load_site(
     inventory_dir, hosts_file = find_hosts_file(inventory)
     findings: list[Finding] = []
     hosts_display = display_path(hosts_file)
+    budget = Budget()
     groups, host_groups, inline_vars, inventory_lines, host_paths, group_paths = _read_hosts_file(
-        hosts_file, hosts_display, findings
+        hosts_file, hosts_display, findings, budget
     )
-    files = _read_vars_files(inventory_dir, decrypt, findings)
+    files = _read_vars_files(inventory_dir, decrypt, findings, budget)
     site = Site(
         inventory_dir=inventory_dir,
         hosts_file=hosts_display,
@@ -196,7 +197,21 @@ def _finding(rule: str, location: Location, path: tuple, message: str, hint: str
     return Finding(rule=rule, severity="error", path=path, message=message, hint=hint, location=location)
 
 
-def _read_hosts_file(hosts_file: str, display: str, findings: list[Finding]):
+def _yaml_finding(display: str, path: tuple, problem: YamlProblem) -> Finding:
+    """A file that is not YAML (rule yaml), or that is and exceeds the loading budget (rule yaml-limit)."""
+    if isinstance(problem, YamlRefused):
+        return _finding("yaml-limit", Location(display, problem.line), path, str(problem), problem.hint)
+    return _finding("yaml", Location(display, problem.line), path, f"not valid YAML: {problem}", "fix the YAML syntax at this line")
+
+
+def _read_text(path: str, budget: Budget) -> str:
+    """A file's text; one over the budget's size is refused before it is read."""
+    with open(path, encoding="utf-8") as handle:
+        budget.check_size(os.fstat(handle.fileno()).st_size)
+        return handle.read(budget.file_bytes + 1)
+
+
+def _read_hosts_file(hosts_file: str, display: str, findings: list[Finding], budget: Budget):
     groups: dict[str, set[str]] = {"all": set()}
     children: dict[str, set[str]] = {}
     inline_vars: dict[str, tuple[dict, tuple]] = {}
@@ -204,19 +219,21 @@ def _read_hosts_file(hosts_file: str, display: str, findings: list[Finding]):
     group_paths: dict[str, tuple] = {}
     lines: dict[tuple, int] = {}
     try:
-        with open(hosts_file, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError as exc:
+        text = _read_text(hosts_file, budget)
+    except (OSError, UnicodeDecodeError) as exc:
         findings.append(
-            _finding("inventory-layout", Location(display), ("groups",), f"cannot read the inventory: {exc.strerror}",
+            _finding("inventory-layout", Location(display), ("groups",),
+                     f"cannot read the inventory: {getattr(exc, 'strerror', None) or type(exc).__name__}",
                      "give the inventory directory holding hosts.yml (YAML inventory format)")
         )
         return {"all": []}, {}, {}, lines, host_paths, group_paths
-    try:
-        data, lines, duplicates = load_with_lines(text)
     except YamlProblem as exc:
-        findings.append(_finding("yaml", Location(display, exc.line), ("groups",), f"not valid YAML: {exc}",
-                                 "fix the YAML syntax at this line"))
+        findings.append(_yaml_finding(display, ("groups",), exc))
+        return {"all": []}, {}, {}, lines, host_paths, group_paths
+    try:
+        data, lines, duplicates = load_with_lines(text, budget)
+    except YamlProblem as exc:
+        findings.append(_yaml_finding(display, ("groups",), exc))
         return {"all": []}, {}, {}, {}, host_paths, group_paths
     for path, first, second in duplicates:
         findings.append(_finding("duplicate-key", Location(display, second), ("groups",) + tuple(path[-1:]),
@@ -322,16 +339,18 @@ def _vars_paths(base: str) -> list[tuple[str, str]]:
     return found
 
 
-def _read_vars_files(inventory_dir: str, decrypt: Decryptor | None, findings: list[Finding]) -> list[VarsFile]:
+def _read_vars_files(inventory_dir: str, decrypt: Decryptor | None, findings: list[Finding], budget: Budget) -> list[VarsFile]:
     files: list[VarsFile] = []
     for scope, folder in (("group", "group_vars"), ("host", "host_vars")):
         for owner, path in _vars_paths(os.path.join(inventory_dir, folder)):
             display = display_path(path)
             try:
-                with open(path, encoding="utf-8") as handle:
-                    text = handle.read()
+                text = _read_text(path, budget)
             except (OSError, UnicodeDecodeError) as exc:
                 findings.append(_finding("yaml", Location(display), (), f"cannot read this vars file: {exc}"))
+                continue
+            except YamlProblem as exc:
+                findings.append(_yaml_finding(display, (), exc))
                 continue
             encrypted = is_vault_file(text)
             if encrypted:
@@ -347,10 +366,9 @@ def _read_vars_files(inventory_dir: str, decrypt: Decryptor | None, findings: li
                     files.append(VarsFile(display, scope, owner, None, {}, encrypted=True))
                     continue
             try:
-                data, lines, duplicates = load_with_lines(text)
+                data, lines, duplicates = load_with_lines(text, budget)
             except YamlProblem as exc:
-                findings.append(_finding("yaml", Location(display, exc.line), (), f"not valid YAML: {exc}",
-                                         "fix the YAML syntax at this line"))
+                findings.append(_yaml_finding(display, (), exc))
                 continue
             vars_file = VarsFile(display, scope, owner, data if isinstance(data, dict) else None, lines, encrypted)
             for dup_path, first, second in duplicates:

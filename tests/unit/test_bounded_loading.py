@@ -1,0 +1,184 @@
+"""Loading the site model is bounded whatever the YAML holds: an alias bomb ("billion laughs": a few
+hundred bytes of nested aliases that expand to 9^9 values) is refused, naming its file, in at most
+5 s and 200 MB, through validate_site() and through ansible-playbook with the progress callback.
+
+Each run is measured in a child process of its own (a fresh process, so its peak resident memory is
+its own), under an address-space limit and a timeout, so that a regression fails the test instead
+of taking the machine's memory.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from project_paths import REPO, SAMPLE, SAMPLE_VAULT_PASSWORD
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.yamlload import (
+    MAX_FILE_NODES,
+    Budget,
+    YamlRefused,
+    load_with_lines,
+)
+
+BIN = os.path.dirname(sys.executable)
+MAX_SECONDS = 5.0
+MAX_PEAK_MB = 200
+ADDRESS_SPACE_LIMIT = 3 * 1024 ** 3  # a regression fails with MemoryError here, not with the machine's memory
+
+
+def alias_bomb(levels: int = 9, width: int = 9) -> str:
+    """width^levels values from a few hundred bytes."""
+    lines = ["---", "lol0: &a0 [" + ", ".join(["lol"] * width) + "]"]
+    lines += [f"lol{level}: &a{level} [" + ", ".join([f"*a{level - 1}"] * width) + "]" for level in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+# The child: runs a command, then prints its wall time and the peak resident memory of its
+# largest descendant (RUSAGE_CHILDREN of a process that started nothing else).
+MEASURE = f"""
+import json, resource, subprocess, sys, time
+def limit():
+    resource.setrlimit(resource.RLIMIT_AS, ({ADDRESS_SPACE_LIMIT}, {ADDRESS_SPACE_LIMIT}))
+started = time.perf_counter()
+try:
+    done = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=60, preexec_fn=limit)
+    rc, output = done.returncode, done.stdout + done.stderr
+except subprocess.TimeoutExpired as expired:
+    rc, output = "timeout", str(expired.stdout or "")
+print(json.dumps({{"rc": rc, "seconds": time.perf_counter() - started,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, "output": output[-6000:]}}))
+"""
+
+VALIDATE = """
+import sys
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
+print(validate_site(sys.argv[1], check_files=False).text())
+"""
+
+
+def measured(*command: str, env: dict | None = None) -> dict:
+    result = subprocess.run([sys.executable, "-c", MEASURE, *command], cwd=REPO, env=env, capture_output=True, text=True,
+                            timeout=120, check=True)
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def bombed_sample(tmp_path_factory):
+    inventory = tmp_path_factory.mktemp("bomb") / "sample"
+    shutil.copytree(SAMPLE, inventory)
+    bomb = alias_bomb()
+    assert len(bomb) < 600
+    (inventory / "group_vars" / "all" / "lol.yml").write_text(bomb)
+    return inventory
+
+
+def test_the_alias_bomb_is_refused_by_validate_site_within_bounds(bombed_sample):
+    figures = measured(sys.executable, "-c", VALIDATE, str(bombed_sample),
+                       env=dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])))
+    shown = {k: v for k, v in figures.items() if k != "output"}
+    assert figures["rc"] == 0, figures["output"]
+    assert "group_vars/all/lol.yml:" in figures["output"] and "refused: this file expands to more than" in figures["output"], figures["output"]
+    assert figures["seconds"] <= MAX_SECONDS, shown
+    assert figures["peak_mb"] <= MAX_PEAK_MB, shown
+    print(f"validate_site: {shown}")
+
+
+def test_the_alias_bomb_is_refused_by_the_validation_run_within_bounds(bombed_sample, tmp_path):
+    password = tmp_path / "sample-vault-password"
+    password.write_bytes(SAMPLE_VAULT_PASSWORD)
+    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp"),
+               ANSIBLE_HOME=str(tmp_path / "home"), AIPOD_REPORT_ROOT=str(tmp_path / "reports"))
+    figures = measured(os.path.join(BIN, "ansible-playbook"), "-i", str(bombed_sample), "--vault-id", f"sample@{password}",
+                       "playbooks/validate.yml", env=env)
+    shown = {k: v for k, v in figures.items() if k != "output"}
+    output = figures["output"]
+    # The progress callback refuses the file before the first play, and Ansible never expands it.
+    assert figures["rc"] == 2, output
+    assert "group_vars/all/lol.yml:" in output and "refused: this file expands to more than" in output, output
+    assert "REFUSED" in output and "nothing was run" in output and "Traceback" not in output, output
+    assert figures["seconds"] <= MAX_SECONDS, shown
+    assert figures["peak_mb"] <= MAX_PEAK_MB, shown
+    report = json.loads(next((tmp_path / "reports").glob("*-validate/report.json")).read_text())
+    assert report["ok"] is False and "lol.yml" in report["failures"][0]["message"]
+    print(f"ansible-playbook validate.yml: {shown}")
+
+
+def test_an_alias_is_indexed_once_and_located_where_it_is_used():
+    data, lines, _duplicates = load_with_lines("base: &b {x: [1, 2], y: 3}\nuse1: *b\nuse2: *b\n")
+    assert data["use2"]["x"] == [1, 2]
+    assert lines[("base", "x", 1)] == 1 and lines[("use2",)] == 3
+    assert ("use2", "x") not in lines  # a path through an alias is not walked again: it is located at the alias
+
+
+def test_a_file_under_the_budget_loads_with_its_aliases():
+    data, _lines, _duplicates = load_with_lines(alias_bomb(levels=4, width=9))  # 9^4 = 6561 values
+    assert len(data["lol3"]) == 9 and data["lol3"][8][8][8] == ["lol"] * 9
+
+
+@pytest.mark.parametrize(("text", "budget", "message", "line"), [
+    (alias_bomb(), Budget(), f"expands to more than {MAX_FILE_NODES:,} values", None),
+    ("a: &a [*a]\n", Budget(), "alias *a is inside the value it repeats", 1),
+    ("a: &a x\nb: [" + ", ".join(["*a"] * 20) + "]\n", Budget(aliases=10), "more than 10 alias uses", 2),
+    ("a: " + "[" * 100000 + "]" * 100000 + "\n", Budget(), "nested more than 64 levels deep", 1),
+    ("a: " + "x" * 100 + "\n", Budget(file_bytes=64), "bytes, more than the 64", None),
+])
+def test_what_is_over_the_budget_is_refused_with_its_line(text, budget, message, line):
+    with pytest.raises(YamlRefused) as refused:
+        load_with_lines(text, budget)
+    assert message in str(refused.value)
+    if line is not None:
+        assert refused.value.line == line
+    assert refused.value.hint
+
+
+def test_the_budget_is_shared_by_the_files_of_an_inventory():
+    budget = Budget(total_nodes=100)
+    load_with_lines("a: [" + ", ".join(["x"] * 60) + "]\n", budget)
+    with pytest.raises(YamlRefused, match="the inventory's files hold more than 100 values together"):
+        load_with_lines("b: [" + ", ".join(["x"] * 60) + "]\n", budget)
+
+
+def test_an_over_budget_file_is_a_located_finding_and_the_rest_is_still_checked(bombed_sample):
+    report = validate_site(str(bombed_sample), check_files=False)
+    refused = [f for f in report.errors if f.rule == "yaml-limit"]
+    assert len(refused) == 1 and refused[0].location.file.endswith("group_vars/all/lol.yml") and refused[0].location.line
+    assert [f for f in report.errors if f.rule != "yaml-limit"] == []
+
+
+def test_an_exported_inventory_nested_too_deep_is_refused(tmp_path):
+    document = tmp_path / "inventory.json"
+    document.write_text("[" * 5000 + "]" * 5000)
+    report = validate_site(str(document))
+    assert not report.ok and "refused" in report.errors[0].message
+
+
+@pytest.fixture
+def progress_callback(monkeypatch, bombed_sample):
+    from ansible import context
+
+    from ansible_collections.ontap_ai.pod.plugins.callback.aipod_progress import CallbackModule
+
+    monkeypatch.setattr(context, "CLIARGS", {"inventory": [str(bombed_sample)]})
+    return CallbackModule()
+
+
+def test_the_callback_names_a_file_over_the_budget_before_the_run(progress_callback):
+    refused = progress_callback._report_unreadable_inventory()
+    assert [f.rule for f in refused] == ["yaml-limit"] and refused[0].location.file.endswith("lol.yml")
+
+
+@pytest.mark.parametrize("error", [MemoryError, KeyboardInterrupt])
+def test_the_callback_never_swallows_memory_errors_or_interrupts(progress_callback, monkeypatch, error):
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import inventory
+
+    def fail(*_args, **_kwargs):
+        raise error()
+
+    monkeypatch.setattr(inventory, "load_site", fail)
+    with pytest.raises(error):
+        progress_callback._report_unreadable_inventory()
