@@ -60,6 +60,9 @@ def networks_sane(ctx: Context) -> None:
             elif via not in loose:
                 ctx.error("route", path + ("routes", route_index, "via"), f"next hop {via} is outside {loose}",
                           f"use an address of {loose}")
+            elif "via" in route and _address_problem(via, loose, None):
+                ctx.error("route", path + ("routes", route_index, "via"), f"next hop {via} {_address_problem(via, loose, None)}",
+                          f"use a host address of {loose}")
             if m.parse_subnet(route.get("to")) is None and isinstance(route.get("to"), str):
                 ctx.error("route", path + ("routes", route_index, "to"), f"{route.get('to')!r} is not a network address",
                           "write the destination as a.b.c.0/len")
@@ -137,19 +140,48 @@ def unique_addresses(ctx: Context) -> None:
         seen.setdefault(address, (path, what))
 
 
+def _management_network(ctx: Context, address: ipaddress.IPv4Address) -> str | None:
+    """The declared mgmt (else inband) network whose subnet holds a management address."""
+    for purpose in ("mgmt", "inband"):
+        for name, network in ctx.networks.items():
+            subnet = m.parse_subnet(network.get("subnet"), strict=False)
+            if network.get("purpose") == purpose and subnet is not None and address in subnet:
+                return name
+    return None
+
+
+def _routers(ctx: Context) -> dict[ipaddress.IPv4Address, str]:
+    """Gateways and routes' next hops of every network: addresses no interface of the pod may take."""
+    routers: dict[ipaddress.IPv4Address, str] = {}
+    for name, network in ctx.networks.items():
+        gateway = m.parse_address(network.get("gateway"))
+        if gateway is not None:
+            routers.setdefault(gateway, f"the gateway of network '{name}'")
+        for route in m.as_list(network.get("routes")):
+            via = m.parse_address(m.as_dict(route).get("via"))
+            if via is not None:
+                routers.setdefault(via, f"the next hop of a route of network '{name}'")
+    return routers
+
+
 def addresses_in_subnets(ctx: Context) -> None:
-    """Every address lies in its network, and is not that network's network, broadcast or gateway address."""
-    management = [m.parse_subnet(n.get("subnet"), strict=False) for n in ctx.networks.values()
-                  if n.get("purpose") in ("mgmt", "inband")]
+    """Every address lies in its network, and is not that network's network, broadcast or gateway address,
+    nor any network's gateway or route next hop.
+
+    A management address (ONTAP cluster and node management, switch, DGX and server management)
+    names no network: its network is the declared mgmt (else inband) network whose subnet holds it.
+    """
+    routers = _routers(ctx)
     for address_text, network_name, path, what in _addresses(ctx):
         address = m.parse_address(address_text)
         if address is None:
             continue
         if network_name is None:
-            if not any(subnet and address in subnet for subnet in management):
+            network_name = _management_network(ctx, address)
+            if network_name is None:
                 ctx.error("address-in-subnet", path, f"{address} ({what}) is in no declared mgmt or inband network",
                           "declare its management network in networks.yml or correct the address")
-            continue
+                continue
         network = ctx.network_of(network_name)
         if network is None:
             continue  # dangling network names are reported by the rule that owns the reference
@@ -159,4 +191,7 @@ def addresses_in_subnets(ctx: Context) -> None:
         problem = _address_problem(address, subnet, m.parse_address(network.get("gateway")))
         if problem:
             ctx.error("address-in-subnet", path, f"{address} ({what}) {problem} of network '{network_name}'",
+                      f"use a free host address of {subnet}")
+        elif address in routers:
+            ctx.error("duplicate-address", path, f"{address} ({what}) is {routers[address]}",
                       f"use a free host address of {subnet}")
