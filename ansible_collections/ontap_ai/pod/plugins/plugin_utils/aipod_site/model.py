@@ -477,6 +477,60 @@ def nfs_mount_options(mount: dict) -> list[str]:
     return options
 
 
+# ---------------------------------------------------------------------------- DGX models
+# GPUs of each DGX system (NVIDIA's data sheets) and the GPU generations it ships with. DGX GB200
+# and other rack-scale systems are not listed: their GPU count per node depends on the build.
+DGX_SYSTEMS = {
+    "DGX-1": (8, ("P100", "V100")),
+    "DGX-2": (16, ("V100",)),
+    "DGX Station": (4, ("V100",)),
+    "DGX Station A100": (4, ("A100",)),
+    "DGX A100": (8, ("A100",)),
+    "DGX H100": (8, ("H100",)),
+    "DGX H200": (8, ("H200",)),
+    "DGX B200": (8, ("B200",)),
+    "DGX B300": (8, ("B300",)),
+}
+DGX_MODEL = re.compile(r"^\s*(?:NVIDIA\s+)?DGX(?P<station>[\s-]*STATION)?(?:[\s-]*(?P<kind>A100|H100|H200|B200|B300|1|2))?(?![A-Z0-9])",
+                       re.IGNORECASE)
+GPU_GENERATION = re.compile(r"(?<![A-Z0-9])(P100|V100|A100|H100|H200|B200|B300)(?![0-9])", re.IGNORECASE)
+
+
+def dgx_system(model: Any) -> tuple[str, int, tuple[str, ...]] | None:
+    """('DGX A100', 8, ('A100',)) for a dgx.model such as 'DGX A100' or 'NVIDIA DGX A100 (lab stand-in)'; None if unknown."""
+    match = DGX_MODEL.match(model) if isinstance(model, str) else None
+    if not match:
+        return None
+    kind = (match.group("kind") or "").upper()
+    if match.group("station"):
+        name = "DGX Station" + (f" {kind}" if kind else "")
+    elif kind in ("1", "2"):
+        name = f"DGX-{kind}"
+    elif kind:
+        name = f"DGX {kind}"
+    else:
+        return None
+    if name not in DGX_SYSTEMS:
+        return None
+    count, generations = DGX_SYSTEMS[name]
+    return name, count, generations
+
+
+def gpu_generation(model: Any) -> str | None:
+    """'A100' for a gpus.model such as 'NVIDIA A100-SXM4-40GB'; None if it names no known generation."""
+    match = GPU_GENERATION.search(model) if isinstance(model, str) else None
+    return match.group(1).upper() if match else None
+
+
+def dgx_gpu_count(dgx: dict) -> int:
+    """GPUs of one DGX for sizing: gpus.count, else what its known model has, else 0."""
+    count = as_int(as_dict(dgx.get("gpus")).get("count"))
+    if count is not None:
+        return max(count, 0)
+    system = dgx_system(dgx.get("model"))
+    return system[1] if system else 0
+
+
 # ---------------------------------------------------------------------------- sizing
 PLATFORM_LIMIT_MB_S = {
     # Per HA pair, from NetApp's material on ONTAP AI ("up to 18GB/sec per two-controller HA pair").
@@ -488,7 +542,7 @@ def sizing(model: dict) -> dict:
     """GPU ingest demand against storage supply, with the figures it used."""
     per_gpu = as_dict(as_dict(model.get("pod")).get("sizing")).get("gpu_ingest_mb_s", 82)
     per_gpu = per_gpu if isinstance(per_gpu, (int, float)) and not isinstance(per_gpu, bool) and per_gpu > 0 else 82
-    gpus = sum(as_int(as_dict(d.get("gpus")).get("count")) or 0 for d in hosts_of_kind(model, "dgx").values())
+    gpus = sum(dgx_gpu_count(d) for d in hosts_of_kind(model, "dgx").values())
     demand = gpus * per_gpu
     storage_networks = {name for name, n in networks_by_name(model).items() if n.get("purpose") in ("storage", "roce")}
     speeds = {}

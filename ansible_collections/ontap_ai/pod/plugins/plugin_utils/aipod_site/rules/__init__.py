@@ -32,6 +32,7 @@ RULES: list[Rule] = [
     ontap.export_policies,
     # hosts
     hosts.host_nics,
+    hosts.dgx_gpus,
     hosts.compute_mounts,
     # switches
     switches.switch_ports,

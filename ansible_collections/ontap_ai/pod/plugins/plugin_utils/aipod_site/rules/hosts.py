@@ -46,10 +46,39 @@ def host_nics(ctx: Context) -> None:
                 if nic.get("tagged") is True and m.as_int(network.get("vlan")) is None:
                     ctx.error("vlan", path + ("tagged",), f"NIC {name} is tagged but network '{network_name}' has no VLAN",
                               "give the network a vlan or untag the NIC")
-            gpus = m.as_dict(data.get("gpus"))
-            if kind == "dgx" and not gpus:
-                ctx.warning("gpu", host_path(host, kind), f"{host} declares no expected GPU count; the GPU check cannot compare",
-                            "add gpus: {count: 8}")
+
+
+def dgx_gpus(ctx: Context) -> None:
+    """A DGX has GPUs: gpus.count is a positive integer (the schema), the count its model has where the
+    model is known (dgx.model, e.g. DGX A100: 8), and a warning where the model is not known."""
+    known = ", ".join(f"{name}: {count}" for name, (count, _generations) in m.DGX_SYSTEMS.items())
+    for host, data in ctx.dgx.items():
+        path = host_path(host, "dgx")
+        system = m.dgx_system(data.get("model"))
+        gpus = m.as_dict(data.get("gpus"))
+        if not gpus:
+            counted = f"sizing counts the {system[1]} GPUs of a {system[0]}" if system else "sizing counts none for it"
+            ctx.warning("gpu", path, f"{host} declares no expected GPU count; the GPU check cannot compare and {counted}",
+                        f"add gpus: {{count: {system[1] if system else 8}}}")
+            continue
+        count = m.as_int(gpus.get("count"))
+        if count is None or count < 1:
+            continue  # the schema refuses a count that is not a positive integer
+        if system is None:
+            model = data.get("model")
+            ctx.warning("gpu", path + (("model",) if isinstance(model, str) else ()),
+                        f"{host}: " + (f"DGX model {model!r} is not one the validator knows" if isinstance(model, str) else "no dgx.model")
+                        + f", so gpus.count {count} is not checked against it",
+                        f"name the system as NVIDIA does ({known})")
+        elif count != system[1]:
+            ctx.error("gpu", path + ("gpus", "count"), f"a {system[0]} has {system[1]} GPUs, gpus.count says {count}",
+                      f"set gpus.count: {system[1]} (a node with a GPU missing then fails verification, as it should), "
+                      "or correct dgx.model")
+        generation = m.gpu_generation(gpus.get("model"))
+        if system is not None and generation is not None and generation not in system[2]:
+            ctx.warning("gpu", path + ("gpus", "model"),
+                        f"GPU model {gpus.get('model')!r} names {generation} GPUs; a {system[0]} has {' or '.join(system[2])} GPUs",
+                        "correct gpus.model or dgx.model")
 
 
 def compute_mounts(ctx: Context) -> None:
