@@ -6,14 +6,14 @@ the defensive helpers of .model, so a malformed model (already reported by the s
 makes them raise. RULES lists them in the order their findings are most useful to read.
 
 One module per layer holds that layer's rules (inventory, networks, ontap, hosts, switches,
-kubernetes, trident, secrets, sizing); context holds the Context they share. A new rule runs only
+kubernetes, trident, secrets, artifacts, sizing); context holds the Context they share. A new rule runs only
 once it is listed in RULES. The rules are named through their modules (`rules.kubernetes.kubernetes`).
 """
 from __future__ import annotations
 
 from ..findings import Finding
 from ..inventory import Site
-from . import hosts, inventory, kubernetes, networks, ontap, secrets, sizing, switches, trident
+from . import artifacts, hosts, inventory, kubernetes, networks, ontap, secrets, sizing, switches, trident
 from .context import Context, Rule, host_path
 
 RULES: list[Rule] = [
@@ -42,9 +42,10 @@ RULES: list[Rule] = [
     trident.trident,
     kubernetes.kubernetes_networks,
     trident.trident_backends,
-    # secrets and files
+    # secrets, files and downloads
     secrets.secrets,
     secrets.files,
+    artifacts.artifact_urls,
     # sizing
     sizing.sizing,
 ]
@@ -60,6 +61,7 @@ def run_rules(site: Site, check_files: bool = True, rules: list[Rule] | None = N
 __all__ = [
     "RULES",
     "Context",
+    "artifacts",
     "Rule",
     "host_path",
     "hosts",

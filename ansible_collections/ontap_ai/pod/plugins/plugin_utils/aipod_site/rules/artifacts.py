@@ -1,0 +1,119 @@
+"""Rules of what a run downloads and executes: artifact URLs travel over TLS.
+
+The DeepOps release, the Kubespray release, Python and Galaxy requirements, the Trident chart or
+manifests, the VolumeSnapshot CRDs and Kubespray's own offline mirrors are fetched and then run
+with root rights on the pod. Over plain HTTP (or FTP) anyone on the path can replace them, so such
+a URL is refused unless the site says, with pod.security.allow_plain_http_artifacts, that it
+mirrors them without TLS. file:// (a copy on the provisioning host) and oci:// (Helm's registries,
+TLS unless told otherwise) are fine.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+from .. import model as m
+from ..findings import Finding
+from .context import Context
+
+PLAIN_SCHEMES = ("http", "ftp")
+SWITCH = "allow_plain_http_artifacts"
+# Model keys whose values are fetched and executed (or applied) by the run.
+MODEL_URLS = (
+    ("kubernetes", "deepops", "release_url"),
+    ("trident", "install", "chart_repo"),
+    ("trident", "install", "manifests_url"),
+    ("trident", "install", "image_registry"),
+)
+# Role variables whose download is checked against a checksum variable of the same role.
+CHECKSUMS = {("kubernetes", "deepops", "release_url"): "deepops_cluster_release_checksum",
+             "deepops_cluster_kubespray_url": "deepops_cluster_kubespray_checksum"}
+HINT = f"use https:// (or file:// for a copy on the provisioning host); for a site mirror without TLS set pod.security.{SWITCH}: true"
+
+
+def plain_scheme(value: Any) -> str | None:
+    """'http' for 'http://mirror/x' (any case), else None: the scheme when it carries no TLS."""
+    if not isinstance(value, str) or "://" not in value:
+        return None
+    try:
+        scheme = urlsplit(value.strip()).scheme.lower()
+    except ValueError:
+        return None
+    return scheme if scheme in PLAIN_SCHEMES else None
+
+
+def shown(url: str) -> str:
+    """The URL as a finding may show it: without a password in its user part, at most 120 characters."""
+    try:
+        parts = urlsplit(url.strip())
+        if parts.password is not None:
+            host = parts.hostname or ""
+            netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
+            url = parts._replace(netloc=netloc).geturl()
+    except ValueError:
+        url = url.split("@", 1)[-1]
+    return url if len(url) <= 120 else url[:117] + "..."
+
+
+def _strings(value: Any, path: tuple) -> Iterator[tuple[tuple, str]]:
+    """(path, text) of every string inside an override value, skipping proxy settings (a proxy's URL
+    names the proxy, not an artifact: HTTPS travels through it end to end)."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if "proxy" not in str(key).lower():
+                yield from _strings(item, path + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _strings(item, path + (index,))
+
+
+def artifact_urls(ctx: Context) -> None:
+    """Artifact URLs of the model and of the inventory's role variables use TLS, unless the site's switch allows a mirror without it."""
+    allowed = m.as_dict(m.as_dict(ctx.model.get("pod")).get("security")).get(SWITCH) is True
+    overrides = ctx.site.role_overrides
+    plain: list[tuple[tuple | str, str]] = []  # (model path or role variable, url)
+    for path in MODEL_URLS:
+        parent: Any = ctx.model
+        for key in path:
+            parent = m.as_dict(parent).get(key)
+        scheme = plain_scheme(parent)
+        if scheme is None:
+            continue
+        plain.append((path, parent))
+        if not allowed:
+            ctx.error("artifact-url", path, f"{shown(parent)} is downloaded over plain {scheme.upper()} and then run on the pod; "
+                      "anyone on the path could replace it", HINT)
+    for key, entries in sorted(overrides.items()):
+        for vars_file, inner in entries:
+            if vars_file.data is None:
+                continue
+            for sub, text in _strings(vars_file.data.get(inner[0]), ()):
+                scheme = plain_scheme(text)
+                if scheme is None:
+                    continue
+                plain.append((key, text))
+                if not allowed:
+                    ctx.findings.append(Finding(
+                        "artifact-url", "error", inner + sub,
+                        f"{shown(text)} is downloaded over plain {scheme.upper()} and then run on the pod; anyone on the path could replace it",
+                        HINT, vars_file.locate(inner + sub)))
+    if not allowed:
+        return
+    # Allowed: a release tarball fetched without TLS should at least be checked against its checksum.
+    for where, url in plain:
+        checksum_variable = CHECKSUMS.get(where)
+        if checksum_variable is None:
+            continue
+        if any(isinstance(f.data, dict) and f.data.get(checksum_variable) for f, _inner in overrides.get(checksum_variable, [])):
+            continue
+        if isinstance(where, tuple):
+            path, location = where, ctx.site.locate(where)
+        else:
+            path, location = (where,), overrides[where][0][0].locate((where,))
+        ctx.findings.append(Finding(
+            "artifact-url", "warning", path,
+            f"{shown(url)} is fetched over plain HTTP (pod.security.{SWITCH}) with no checksum to check it against",
+            f"set {checksum_variable}: sha256:<hex> in the inventory's group_vars/all", location))
