@@ -35,9 +35,13 @@ options:
       - Directory the model's relative file paths (C(ontap.ca_file), C(kubernetes.existing.kubeconfig)) resolve against.
       - Defaults to the inventory's directory. The playbooks pass C(aipod_site_files_dir) or the environment's
         E(AIPOD_SITE_FILES_DIR), for example the inventory's directory inside an AWX project.
+      - Those paths must lie inside this directory unless the model's C(pod.security.allow_files_outside_inventory) is true;
+        the validator opens no other file.
     type: path
   check_files:
-    description: Also check that files the model points at exist (the ONTAP CA bundle, a kubeconfig).
+    description:
+      - Also check that files the model points at exist and are what they should be (the ONTAP CA bundle, a kubeconfig),
+        without ever showing what they hold.
     type: bool
     default: true
   fail_on_warnings:

@@ -83,6 +83,10 @@ class Site:
         """The path of a file the model names, resolved against the site's files directory."""
         return resolve_site_file(path, self.files_dir, self.inventory_dir)
 
+    def site_file_outside(self, path: str) -> str | None:
+        """Why a file the model names lies outside the site's files directory, or None (site_file_outside())."""
+        return site_file_outside(path, self.files_dir, self.inventory_dir)
+
     def locate(self, path: Iterable[Any]) -> Location:
         """The file and line where the value at a model path was written (or its nearest parent)."""
         path = tuple(path)
@@ -316,6 +320,24 @@ def flatten_groups(direct: dict[str, set[str]], children: dict[str, set[str]],
 def resolve_site_file(path: str, files_dir: str | None, inventory_dir: str) -> str:
     """A file the model names: absolute as given, else under the site's files directory or the inventory's."""
     return path if os.path.isabs(path) else os.path.join(files_dir or inventory_dir, path)
+
+
+def site_file_outside(path: str, files_dir: str | None, inventory_dir: str) -> str | None:
+    """Why a file the model names is not inside the site's files directory (files_dir, else the
+    inventory's directory), or None when it is: an absolute path, a relative one that leads out
+    (../), or a symbolic link, anywhere on the way, to a place outside."""
+    if os.path.isabs(path):
+        return "is an absolute path"
+    base = os.path.abspath(files_dir or inventory_dir)
+    if not _is_inside(os.path.normpath(os.path.join(base, path)), base):
+        return "leads outside " + display_path(base)
+    if not _is_inside(os.path.realpath(os.path.join(base, path)), os.path.realpath(base)):
+        return "is a symbolic link to a place outside " + display_path(base)
+    return None
+
+
+def _is_inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
 
 def _vars_paths(base: str) -> list[tuple[str, str]]:

@@ -1,8 +1,6 @@
 """Rules of the Kubernetes layer: cluster hosts, the deployment mode, and DeepOps' pod and service networks."""
 from __future__ import annotations
 
-import os
-
 from .. import model as m
 from ..inventory import KUBE_GROUPS
 from ..kubernetes.deepops import KUBESPRAY_POD_CIDR, KUBESPRAY_SERVICE_CIDR, overlapping_networks
@@ -34,11 +32,7 @@ def kubernetes(ctx: Context) -> None:
         existing = m.as_dict(kube.get("existing"))
         if not existing:
             ctx.error("kubernetes", ("kubernetes",), "deployment is existing but no kubeconfig is given", "add kubernetes.existing.kubeconfig")
-        elif ctx.check_files and isinstance(existing.get("kubeconfig"), str):
-            path = ctx.site.site_file(existing["kubeconfig"])
-            if not os.path.isfile(path):
-                ctx.warning("kubernetes", ("kubernetes", "existing", "kubeconfig"), f"kubeconfig {existing['kubeconfig']} does not exist (yet)",
-                            "the Kubernetes layer will fail until it exists")
+        # Where the kubeconfig lies and what it holds: rules.secrets.files.
     if not ctx.site.groups.get("kube_node"):
         ctx.warning("kubernetes", ("groups", "kube_node"), "no Kubernetes worker hosts", "list the DGX nodes under kube_node")
 

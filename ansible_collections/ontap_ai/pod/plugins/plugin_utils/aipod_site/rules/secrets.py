@@ -1,10 +1,16 @@
-"""Rules of secrets and files: secrets in ansible-vault, none in plain text; the files the model names exist."""
+"""Rules of secrets and files: secrets in ansible-vault, none in plain text; the files the model names
+lie inside the inventory, exist and are what they should be."""
 from __future__ import annotations
 
 import os
+import ssl
+import stat
+from typing import Any
 
 from .. import model as m
 from ..findings import Finding
+from ..inventory import display_path
+from ..yamlload import Budget, YamlProblem, load_with_lines
 from .context import Context
 
 
@@ -37,17 +43,91 @@ def secrets(ctx: Context) -> None:
                       "add it to group_vars/all/vault.yml (ansible-vault edit) ")
 
 
+MAX_SITE_FILE_BYTES = 1024 * 1024  # a CA bundle or a kubeconfig is a few kB
+OUTSIDE_SWITCH = "allow_files_outside_inventory"
+# The files the model names: (path, what it is, whether a missing file is only a warning).
+SITE_FILES = ((("ontap", "ca_file"), "CA file", False),
+              (("kubernetes", "existing", "kubeconfig"), "kubeconfig", True))
+
+
 def files(ctx: Context) -> None:
-    """Files the model points at exist (checked only when asked: the lab creates some at start)."""
-    if not ctx.check_files:
-        return
-    ca_file = m.as_dict(ctx.model.get("ontap")).get("ca_file")
-    if isinstance(ca_file, str):
-        path = ctx.site.site_file(ca_file)
-        if not os.path.isfile(path):
-            ctx.error("file", ("ontap", "ca_file"), f"CA file {ca_file} does not exist (looked at {path})",
-                      "put the CA bundle that signed the cluster's certificate there")
-        else:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                if "-----BEGIN CERTIFICATE-----" not in handle.read():
-                    ctx.error("file", ("ontap", "ca_file"), f"{ca_file} holds no PEM certificate", "give a PEM CA bundle")
+    """Files the model names lie inside the inventory (or the site's files directory) unless the site's
+    switch allows others; they exist and are what they should be (checked only when asked: the lab
+    creates some at start). A file that is not what it should be is described, never quoted."""
+    allow_outside = m.as_dict(m.as_dict(ctx.model.get("pod")).get("security")).get(OUTSIDE_SWITCH) is True
+    base = display_path(ctx.site.files_dir or ctx.site.inventory_dir)
+    for path, what, missing_is_warning in SITE_FILES:
+        parent: Any = ctx.model
+        for key in path:
+            parent = m.as_dict(parent).get(key)
+        if not isinstance(parent, str) or (path[0] == "kubernetes" and
+                                           m.as_dict(ctx.model.get("kubernetes")).get("deployment") != "existing"):
+            continue
+        value = parent
+        outside = ctx.site.site_file_outside(value)
+        if outside and not allow_outside:
+            ctx.error("file", path, f"{what} {value} {outside}; the site's files are inside {base}, and the validator reads no other",
+                      f"put it under {base} (e.g. files/) and name it relative to it, "
+                      f"or set pod.security.{OUTSIDE_SWITCH}: true")
+            continue
+        if not ctx.check_files:
+            continue
+        target = ctx.site.site_file(value)
+        problem = _file_problem(target, what)
+        if problem == "missing":
+            if missing_is_warning:
+                ctx.warning("file", path, f"{what} {value} does not exist (yet) (looked at {target})",
+                            "the Kubernetes layer will fail until it exists")
+            else:
+                ctx.error("file", path, f"{what} {value} does not exist (looked at {target})",
+                          "put the CA bundle that signed the cluster's certificate there")
+        elif problem:
+            ctx.error("file", path, f"{what} {value} {problem}", _FILE_HINTS[what])
+        elif what == "CA file" and _holds_private_key(target):
+            ctx.warning("file", path, f"{what} {value} also holds a private key",
+                        "keep only the CA certificates in it; a private key does not belong in the inventory")
+
+
+_FILE_HINTS = {"CA file": "give the PEM bundle of the CA that signed the cluster's certificate",
+               "kubeconfig": "give the cluster's kubeconfig (kubectl config view --raw --minify)"}
+
+
+def _file_problem(target: str, what: str) -> str | None:
+    """'missing', or what is wrong with the file in words (never its content), or None."""
+    try:
+        status = os.stat(target)
+    except OSError:
+        return "missing"
+    if not stat.S_ISREG(status.st_mode):
+        return "is not a regular file"
+    if status.st_size > MAX_SITE_FILE_BYTES:
+        return f"is {status.st_size:,} bytes, more than a {what} holds ({MAX_SITE_FILE_BYTES:,} at most); not read"
+    if what == "CA file":
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        try:
+            context.load_verify_locations(cafile=target)
+        except (ssl.SSLError, OSError, ValueError):
+            if _holds(target, b"-----BEGIN CERTIFICATE-----"):
+                return "holds a PEM block that OpenSSL cannot read as a certificate or key"
+            return "holds no PEM certificate" + (" (it holds a private key)" if _holds_private_key(target) else "")
+        return None if context.cert_store_stats().get("x509") else "holds no PEM certificate"
+    try:
+        with open(target, encoding="utf-8") as handle:
+            data, _lines, _duplicates = load_with_lines(handle.read(), Budget(file_bytes=MAX_SITE_FILE_BYTES))
+    except (OSError, UnicodeDecodeError, YamlProblem):
+        return "is not a YAML kubeconfig"
+    if not isinstance(data, dict) or not isinstance(data.get("clusters"), list):
+        return "is not a kubeconfig (no clusters list)"
+    return None
+
+
+def _holds_private_key(target: str) -> bool:
+    return _holds(target, b"PRIVATE KEY-----")
+
+
+def _holds(target: str, marker: bytes) -> bool:
+    try:
+        with open(target, "rb") as handle:
+            return marker in handle.read(MAX_SITE_FILE_BYTES)
+    except OSError:
+        return False
