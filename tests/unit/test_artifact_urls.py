@@ -37,6 +37,21 @@ def test_plain_schemes(url, scheme):
     assert plain_scheme(url) == scheme
 
 
+@pytest.mark.parametrize("registry", ["http://mirror.example.com:5000/trident", "https://mirror.example.com/trident", "mirror example/x"])
+def test_an_image_registry_is_a_host_and_path_without_a_scheme(tmp_path, decrypt, registry):
+    report = site_with(tmp_path, decrypt, dict(file="group_vars/all/trident.yml", set=["trident", "install", "image_registry"], value=registry))
+    [error] = report.errors
+    assert error.rule == "schema" and error.key_path() == "trident.install.image_registry" and error.location.line
+
+
+@pytest.mark.parametrize(("url", "problem"), [("https://", "names no host"), ("https://mirror.example.com/a b", "white space"),
+                                              ("file://relative/x.tgz", "without an absolute path")])
+def test_a_model_url_that_is_no_url_is_refused(tmp_path, decrypt, url, problem):
+    report = site_with(tmp_path, decrypt, dict(HTTP_RELEASE, value=url))
+    [error] = url_findings(report)
+    assert problem in error.message and error.location.line
+
+
 def test_a_password_in_a_url_is_never_shown():
     assert shown("http://deploy:s3cret@mirror.example.com:8080/x.tgz") == "http://deploy:***@mirror.example.com:8080/x.tgz"
 
@@ -45,8 +60,6 @@ def test_a_password_in_a_url_is_never_shown():
     (HTTP_RELEASE, "kubernetes.deepops.release_url"),
     (dict(file="group_vars/all/trident.yml", set=["trident", "install", "chart_repo"], value="http://charts.example.com/trident"),
      "trident.install.chart_repo"),
-    (dict(file="group_vars/all/trident.yml", set=["trident", "install", "image_registry"], value="http://mirror.example.com:5000/trident"),
-     "trident.install.image_registry"),
     (dict(file="group_vars/all/trident.yml", set=["trident", "install"],
           value={"method": "operator_manifests", "manifests_url": "http://mirror.example.com/trident/"}), "trident.install.manifests_url"),
     (dict(file="group_vars/all/mirrors.yml", write="---\ntrident_snapshot_crds_url: http://mirror.example.com/crds.yml\n"),

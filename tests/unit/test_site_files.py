@@ -147,3 +147,10 @@ def test_the_lab_and_the_sites_generated_from_it_keep_validating(tmp_path, decry
         report = validate_site(str(inventory), decrypt=decrypt, check_files=False)
         assert report.ok, report.text()
     assert "../" in (generated / "group_vars" / "all" / "ontap.yml").read_text()
+
+
+@pytest.mark.parametrize("value", ["files/ontap-ca.pem\x00x", "x" * 5000, "files", "files/..", ""])
+def test_no_path_makes_the_validator_raise_with_or_without_the_switch(site, decrypt, value):
+    for edits in ((ca_file(value),), (ALLOW, ca_file(value))):
+        report = report_of(site, decrypt, *edits)
+        assert report.errors and {f.key_path() for f in report.errors} == {"ontap.ca_file"}, report.text()

@@ -329,6 +329,10 @@ def site_file_outside(path: str, files_dir: str | None, inventory_dir: str) -> s
     if os.path.isabs(path):
         return "is an absolute path"
     base = os.path.abspath(files_dir or inventory_dir)
+    if "\x00" in path:
+        return "is not a path (it holds a NUL character)"
+    if os.path.normpath(os.path.join(base, path)) == base:
+        return "names the directory " + display_path(base) + " itself, not a file in it"
     if not _is_inside(os.path.normpath(os.path.join(base, path)), base):
         return "leads outside " + display_path(base)
     if not _is_inside(os.path.realpath(os.path.join(base, path)), os.path.realpath(base)):

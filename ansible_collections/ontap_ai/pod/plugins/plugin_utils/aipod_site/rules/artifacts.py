@@ -9,6 +9,7 @@ TLS unless told otherwise) are fine.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -19,13 +20,14 @@ from .context import Context
 
 PLAIN_SCHEMES = ("http", "ftp")
 SWITCH = "allow_plain_http_artifacts"
-# Model keys whose values are fetched and executed (or applied) by the run.
+# Model keys whose values are fetched and executed (or applied) by the run. (trident.install.image_registry
+# is a registry's host[:port]/path, without a scheme: the schema holds it to that form.)
 MODEL_URLS = (
     ("kubernetes", "deepops", "release_url"),
     ("trident", "install", "chart_repo"),
     ("trident", "install", "manifests_url"),
-    ("trident", "install", "image_registry"),
 )
+NOT_A_URL = re.compile(r"[\s\x00-\x1f\x7f]")
 # Role variables whose download is checked against a checksum variable of the same role.
 CHECKSUMS = {("kubernetes", "deepops", "release_url"): "deepops_cluster_release_checksum",
              "deepops_cluster_kubespray_url": "deepops_cluster_kubespray_checksum"}
@@ -41,6 +43,22 @@ def plain_scheme(value: Any) -> str | None:
     except ValueError:
         return None
     return scheme if scheme in PLAIN_SCHEMES else None
+
+
+def url_problem(value: str) -> str | None:
+    """What makes a model URL unusable whatever its scheme, in words; None when it is a URL."""
+    if NOT_A_URL.search(value):
+        return "is not a URL: it holds white space or control characters"
+    try:
+        parts = urlsplit(value)
+        host = parts.hostname
+    except ValueError:
+        return "is not a URL"
+    if parts.scheme.lower() == "file":
+        if parts.netloc or not parts.path.startswith("/"):
+            return "is a file:// URL without an absolute path (write file:///path/on/the/provisioning/host)"
+        return None
+    return None if host else "names no host"
 
 
 def shown(url: str) -> str:
@@ -79,6 +97,9 @@ def artifact_urls(ctx: Context) -> None:
         parent: Any = ctx.model
         for key in path:
             parent = m.as_dict(parent).get(key)
+        if isinstance(parent, str) and url_problem(parent):
+            ctx.error("artifact-url", path, f"{shown(parent)!r} {url_problem(parent)}", "write the full URL of the artifact or its mirror")
+            continue
         scheme = plain_scheme(parent)
         if scheme is None:
             continue

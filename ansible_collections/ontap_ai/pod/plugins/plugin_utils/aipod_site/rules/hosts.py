@@ -1,8 +1,24 @@
 """Rules of the hosts: DGX and server NICs on their networks, and the compute layer's mounts."""
 from __future__ import annotations
 
+import posixpath
+
 from .. import model as m
 from .context import Context, host_path
+
+# Directories of the DGX's own system: an NFS mount on (or inside) one of them would hide what the
+# node needs to run.
+SYSTEM_DIRECTORIES = ("/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/root", "/run",
+                      "/sbin", "/sys", "/usr", "/var")
+
+
+def normalised_path_problem(path: str) -> str | None:
+    """Why an absolute path of the model is not written in its one normal form, or None."""
+    if path == "/":
+        return "is the root directory"
+    if "//" in path or posixpath.normpath(path) != path:
+        return f"is not written in its normal form ({posixpath.normpath(path).replace('//', '/')}: no '.', '..', '//' or trailing '/')"
+    return None
 
 
 def host_nics(ctx: Context) -> None:
@@ -87,6 +103,15 @@ def compute_mounts(ctx: Context) -> None:
     for index, mount in enumerate(m.as_list(m.as_dict(ctx.model.get("compute")).get("mounts"))):
         mount = m.as_dict(mount)
         path = ("compute", "mounts", index)
+        mount_point = m.as_str(mount.get("path"))
+        if mount_point and mount_point.startswith("/"):
+            problem = normalised_path_problem(mount_point)
+            system = next((d for d in SYSTEM_DIRECTORIES if mount_point == d or mount_point.startswith(d + "/")), None)
+            if problem:
+                ctx.error("mount", path + ("path",), f"mount point {mount_point} {problem}", "write the directory as /mnt/<name>")
+            elif system:
+                ctx.error("mount", path + ("path",), f"mount point {mount_point} is (inside) {system}, a system directory of the DGX",
+                          "mount the FlexGroup under /mnt, /raid or another data directory")
         if mount.get("path") in seen_paths:
             ctx.error("mount", path + ("path",), f"mount point {mount.get('path')} is used twice")
         seen_paths.setdefault(m.as_str(mount.get("path")) or "", index)

@@ -7,6 +7,7 @@ from typing import Any
 
 from .. import model as m
 from .context import Context
+from .hosts import normalised_path_problem
 
 ONTAP_BUILTIN_SNAPSHOT_POLICIES = {"default", "default-1weekly", "none"}
 MIN_CONSTITUENT_BYTES = 100 * 1024 ** 3  # FlexGroup constituents under 100 GB are discouraged (NetApp TR-4571)
@@ -254,6 +255,10 @@ def flexgroups(ctx: Context) -> None:
                 ctx.error("ontap-name", path + ("name",), f"volume {name} is declared twice in SVM {svm.get('name')}")
             names.setdefault(name or "", fg_index)
             junction = m.as_str(flexgroup.get("junction_path"))
+            problem = normalised_path_problem(junction) if junction and junction.startswith("/") else None
+            if problem:
+                ctx.error("flexgroup", path + ("junction_path",), f"junction path {junction} {problem}",
+                          "junction a FlexGroup below the SVM root, e.g. /data")
             if junction in paths:
                 ctx.error("flexgroup", path + ("junction_path",), f"junction path {junction} is used twice in SVM {svm.get('name')}")
             paths.setdefault(junction or "", fg_index)

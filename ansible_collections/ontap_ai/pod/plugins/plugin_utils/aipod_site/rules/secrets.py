@@ -94,6 +94,8 @@ _FILE_HINTS = {"CA file": "give the PEM bundle of the CA that signed the cluster
 
 def _file_problem(target: str, what: str) -> str | None:
     """'missing', or what is wrong with the file in words (never its content), or None."""
+    if "\x00" in target:
+        return "is not a path (it holds a NUL character)"
     try:
         status = os.stat(target)
     except OSError:
