@@ -9,7 +9,7 @@ ETCD_PEER_PORT="${AIPOD_LAB_KUBE_ETCD_PEER_PORT:-23800}"
 KCM_PORT="${AIPOD_LAB_KUBE_KCM_PORT:-16257}"
 KUBECONFIG_FILE="$STATE/kubeconfig"
 # process name -> the executable its /proc/<pid>/cmdline must start with (guards against PID reuse)
-declare -A EXECUTABLE=([etcd]=etcd [kube-apiserver]=kube-apiserver [kube-controller-manager]=kube-controller-manager)
+declare -A EXECUTABLE=([etcd]=etcd [kube-apiserver]=kube-apiserver [kube-controller-manager]=kube-controller-manager [nodes]=nodes.py)
 
 say() { printf 'lab kubernetes: %s\n' "$*"; }
 die() { printf 'lab kubernetes: error: %s\n' "$*" >&2; exit 1; }
@@ -20,7 +20,8 @@ running_pid() {
   [ -f "$file" ] || return 1
   pid="$(cat "$file")"
   [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-  tr '\0' ' ' < "/proc/$pid/cmdline" | awk '{print $1}' | grep -q "${EXECUTABLE[$name]}\$" || return 1
+  # The executable, or for the Python agent the script its interpreter runs.
+  tr '\0' ' ' < "/proc/$pid/cmdline" | awk '{print $1; print $2}' | grep -q "${EXECUTABLE[$name]}\$" || return 1
   echo "$pid"
 }
 

@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""The lab's kubelets and scheduler: what makes the API server's Node objects and pods behave as on a pod.
+
+    nodes.py run                      the agent (lab/kubernetes/up starts it in the background)
+    nodes.py sync                     register a kubelet for each kube_node DGX the lab runs
+    nodes.py kubelet NAME --ready | --not-ready | --gone
+    nodes.py workload                 a Deployment per node and a PodDisruptionBudget over them
+
+A real pod's DGX each run a kubelet that registers its Node (Ready, with its GPUs as the
+allocatable extended resource nvidia.com/gpu), starts the pods bound to it and finishes the ones
+being deleted; kube-scheduler binds pending pods to schedulable nodes. The lab has the API server
+and the controller manager but no kubelet or scheduler, so this agent plays them, no more:
+- a kubelet per file in AIPOD_LAB_DIR/kubernetes/kubelets/ (NAME.json: gpus, ready, address);
+  it registers its Node and reports Ready or NotReady as its file says (the fault knob);
+- pods bound to a Ready node become Running and Ready; pods being deleted on a registered node are
+  finished (graceful deletion completed), as a kubelet does after the containers stop;
+- pods without a node are bound to a Ready, schedulable node that matches their nodeSelector;
+- every cordon, uncordon, binding and finished pod goes to logs/node-events.jsonl with its time,
+  so tests can check the order of a rolling change.
+Nothing runs in a container: a pod here is an API object whose status the agent keeps.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(os.environ.get("AIPOD_ROOT") or Path(__file__).resolve().parents[2])
+LAB_DIR = Path(os.environ.get("AIPOD_LAB_DIR") or ROOT / ".lab")
+STATE = LAB_DIR / "kubernetes"
+KUBELETS = STATE / "kubelets"
+EVENTS = STATE / "logs" / "node-events.jsonl"
+KUBECONFIG = STATE / "kubeconfig"
+KUBE_VERSION = "v1.20.2"
+WORKLOAD_NAMESPACE = "aipod-lab-workload"
+WORKLOAD_LABEL = "aipod-lab-train"
+POLL_SECONDS = 0.5
+
+
+def say(text: str) -> None:
+    print(f"lab kubernetes: nodes: {text}", flush=True)
+
+
+def client():
+    from kubernetes import client as kube_client
+    from kubernetes import config
+
+    config.load_kube_config(str(KUBECONFIG))
+    return kube_client
+
+
+def read_kubelets() -> dict[str, dict]:
+    kubelets = {}
+    for path in sorted(KUBELETS.glob("*.json")):
+        try:
+            kubelets[path.stem] = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue  # being written; read it on the next pass
+    return kubelets
+
+
+def write_kubelet(name: str, body: dict) -> None:
+    KUBELETS.mkdir(parents=True, exist_ok=True)
+    temporary = KUBELETS / f".{name}.json.tmp"
+    temporary.write_text(json.dumps(body, sort_keys=True))
+    temporary.replace(KUBELETS / f"{name}.json")
+
+
+def record(event: str, **fields) -> None:
+    EVENTS.parent.mkdir(parents=True, exist_ok=True)
+    with EVENTS.open("a") as stream:
+        stream.write(json.dumps({"time": time.time(), "event": event, **fields}) + "\n")
+
+
+def node_status(kubelet: dict) -> dict:
+    """The status a kubelet reports: Ready or not, capacity with the GPUs, the node's address."""
+    ready = bool(kubelet.get("ready", True))
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    resources = {"cpu": "128", "memory": "2113929216Ki", "pods": "110", "nvidia.com/gpu": str(int(kubelet.get("gpus", 0)))}
+    return {
+        "capacity": resources,
+        "allocatable": resources,
+        "conditions": [{
+            "type": "Ready", "status": "True" if ready else "False",
+            "reason": "KubeletReady" if ready else "KubeletNotReady",
+            "message": "kubelet is posting ready status" if ready else "the lab's fault knob says this kubelet is not ready",
+            "lastHeartbeatTime": now, "lastTransitionTime": now}],
+        "addresses": [{"type": "InternalIP", "address": kubelet.get("address") or "127.0.0.1"}],
+        "nodeInfo": {"machineID": "", "systemUUID": "", "bootID": "", "kernelVersion": os.uname().release,
+                     "osImage": "Debian GNU/Linux 12 (lab stand-in)", "containerRuntimeVersion": "containerd://1.7.0",
+                     "kubeletVersion": KUBE_VERSION, "kubeProxyVersion": KUBE_VERSION,
+                     "operatingSystem": "linux", "architecture": "amd64"},
+    }
+
+
+def is_ready(node) -> bool:
+    return any(c.type == "Ready" and c.status == "True" for c in (node.status.conditions or []))
+
+
+class Agent:
+    def __init__(self, kube) -> None:
+        self.kube = kube
+        self.core = kube.CoreV1Api()
+        self.unschedulable: dict[str, bool] = {}
+
+    def nodes(self, kubelets: dict[str, dict]) -> dict:
+        nodes = {n.metadata.name: n for n in self.core.list_node().items}
+        for name, kubelet in kubelets.items():
+            if kubelet.get("gone"):
+                continue
+            node = nodes.get(name)
+            if node is None:
+                body = {"apiVersion": "v1", "kind": "Node",
+                        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
+                                                              "nvidia.com/gpu.present": "true"}}}
+                node = self.core.create_node(body)
+                record("registered", node=name)
+            wanted = node_status(kubelet)
+            have_ready = is_ready(node) if node.status and node.status.conditions else None
+            have_gpus = ((node.status.allocatable or {}) if node.status else {}).get("nvidia.com/gpu")
+            if have_ready != (wanted["conditions"][0]["status"] == "True") or have_gpus != wanted["allocatable"]["nvidia.com/gpu"]:
+                node = self.core.patch_node_status(name, {"status": wanted})
+                record("ready" if is_ready(node) else "not_ready", node=name)
+            nodes[name] = node
+        for name, node in nodes.items():
+            cordoned = bool(node.spec.unschedulable)
+            if name in self.unschedulable and self.unschedulable[name] != cordoned:
+                record("cordoned" if cordoned else "uncordoned", node=name)
+            self.unschedulable[name] = cordoned
+        return nodes
+
+    def pods(self, kubelets: dict[str, dict], nodes: dict) -> None:
+        # A NotReady kubelet (its network plugin down, say) still stops the pods being deleted on it;
+        # only a gone one does not.
+        alive = {name for name, k in kubelets.items() if not k.get("gone")}
+        running = {name for name in alive if kubelets[name].get("ready", True)}
+        for pod in self.core.list_pod_for_all_namespaces().items:
+            meta, spec = pod.metadata, pod.spec
+            where = spec.node_name
+            if meta.deletion_timestamp is not None:
+                if where in alive or not where:
+                    self.core.delete_namespaced_pod(meta.name, meta.namespace, grace_period_seconds=0)
+                    record("pod_finished", node=where, pod=f"{meta.namespace}/{meta.name}")
+                continue
+            if not where:
+                target = self.schedule(pod, nodes)
+                if target:
+                    body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": meta.name},
+                            "target": {"apiVersion": "v1", "kind": "Node", "name": target}}
+                    self.core.create_namespaced_binding(meta.namespace, body, _preload_content=False)
+                    record("bound", node=target, pod=f"{meta.namespace}/{meta.name}")
+                continue
+            if where in running and (pod.status.phase != "Running"):
+                now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+                status = {"phase": "Running", "startTime": now, "hostIP": "127.0.0.1", "podIP": "127.0.0.1",
+                          "conditions": [{"type": t, "status": "True", "lastTransitionTime": now}
+                                         for t in ("Initialized", "Ready", "ContainersReady", "PodScheduled")],
+                          "containerStatuses": [{"name": c.name, "image": c.image, "imageID": "", "ready": True,
+                                                 "restartCount": 0, "started": True, "state": {"running": {"startedAt": now}}}
+                                                for c in spec.containers]}
+                self.core.patch_namespaced_pod_status(meta.name, meta.namespace, {"status": status})
+                record("running", node=where, pod=f"{meta.namespace}/{meta.name}")
+
+    @staticmethod
+    def schedule(pod, nodes: dict) -> str | None:
+        """The Ready, schedulable node with the fewest pods bound so far that matches the pod's nodeSelector."""
+        selector = pod.spec.node_selector or {}
+        candidates = [name for name, node in sorted(nodes.items())
+                      if is_ready(node) and not node.spec.unschedulable
+                      and all((node.metadata.labels or {}).get(k) == v for k, v in selector.items())]
+        return candidates[0] if candidates else None
+
+    def run(self) -> None:
+        say(f"playing the kubelets in {KUBELETS} and the scheduler")
+        while True:
+            try:
+                kubelets = read_kubelets()
+                nodes = self.nodes(kubelets)
+                self.pods(kubelets, nodes)
+            except Exception as error:  # the API server restarting, a conflict: try again on the next pass
+                say(f"pass failed: {type(error).__name__}: {str(error)[:300]}")
+            time.sleep(POLL_SECONDS)
+
+
+def sync() -> int:
+    """A kubelet for each kube_node DGX the lab runs (lab/hosts selection), with the model's GPU count and address."""
+    sys.path.insert(0, str(ROOT / "lab" / "hosts"))
+    import hostlab  # the lab's own selection of DGX stand-ins
+
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as site_model
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
+
+    _networks, hosts = hostlab.load_lab()
+    model = load_site(str(hostlab.INVENTORY)).model
+    workers = set(site_model.group_members(model, "kube_node"))
+    dgx = site_model.hosts_of_kind(model, "dgx")
+    wanted = {}
+    for host in hosts:
+        if host.name in workers:
+            count = ((dgx.get(host.name) or {}).get("gpus") or {}).get("count") or 0
+            wanted[host.name] = {"gpus": int(count), "ready": True, "address": host.mgmt_address.split("/")[0]}
+    current = read_kubelets()
+    for name, body in wanted.items():
+        if current.get(name, {}).get("gpus") != body["gpus"] or current.get(name, {}).get("gone"):
+            write_kubelet(name, body)
+    for name in set(current) - set(wanted):
+        write_kubelet(name, {**current[name], "gone": True})
+    say(f"kubelets for {', '.join(sorted(wanted)) or 'no host'}")
+    return 0
+
+
+def kubelet(name: str, state: str) -> int:
+    current = read_kubelets().get(name)
+    if current is None:
+        print(f"lab kubernetes: nodes: no kubelet {name} (known: {', '.join(read_kubelets()) or 'none'})", file=sys.stderr)
+        return 1
+    write_kubelet(name, {**current, "ready": state == "ready", "gone": state == "gone"})
+    say(f"kubelet {name}: {state}")
+    return 0
+
+
+def workload() -> int:
+    """A one-replica Deployment pinned to each registered node, and a PDB allowing one disruption among them."""
+    kube = client()
+    from kubernetes.dynamic import DynamicClient
+
+    core, apps = kube.CoreV1Api(), kube.AppsV1Api()
+    # Kubernetes 1.20 serves PodDisruptionBudgets as policy/v1beta1, which the current client has no class for.
+    budgets = DynamicClient(kube.ApiClient()).resources.get(api_version="policy/v1beta1", kind="PodDisruptionBudget")
+    names = sorted(name for name, k in read_kubelets().items() if not k.get("gone"))
+    try:
+        core.create_namespace({"metadata": {"name": WORKLOAD_NAMESPACE}})
+    except kube.ApiException as error:
+        if error.status != 409:
+            raise
+    for name in names:
+        body = {"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": f"train-{name}", "namespace": WORKLOAD_NAMESPACE},
+                "spec": {"replicas": 1, "selector": {"matchLabels": {"app": WORKLOAD_LABEL, "node": name}},
+                         "template": {"metadata": {"labels": {"app": WORKLOAD_LABEL, "node": name}},
+                                      "spec": {"nodeSelector": {"kubernetes.io/hostname": name},
+                                               "terminationGracePeriodSeconds": 5,
+                                               "containers": [{"name": "train", "image": "lab.invalid/train:1"}]}}}}
+        try:
+            apps.create_namespaced_deployment(WORKLOAD_NAMESPACE, body)
+        except kube.ApiException as error:
+            if error.status != 409:
+                raise
+    budget = {"apiVersion": "policy/v1beta1", "kind": "PodDisruptionBudget",
+              "metadata": {"name": WORKLOAD_LABEL, "namespace": WORKLOAD_NAMESPACE},
+              "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": WORKLOAD_LABEL}}}}
+    try:
+        budgets.create(body=budget, namespace=WORKLOAD_NAMESPACE)
+    except Exception as error:  # the dynamic client raises its own ConflictError
+        if getattr(error, "status", None) != 409:
+            raise
+    say(f"workload in namespace {WORKLOAD_NAMESPACE}: one pod pinned to each of {', '.join(names) or 'no node'}")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("run")
+    commands.add_parser("sync")
+    commands.add_parser("workload")
+    one = commands.add_parser("kubelet")
+    one.add_argument("name")
+    state = one.add_mutually_exclusive_group(required=True)
+    state.add_argument("--ready", dest="state", action="store_const", const="ready")
+    state.add_argument("--not-ready", dest="state", action="store_const", const="not-ready")
+    state.add_argument("--gone", dest="state", action="store_const", const="gone")
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        Agent(client()).run()
+        return 0
+    if args.command == "sync":
+        return sync()
+    if args.command == "workload":
+        return workload()
+    return kubelet(args.name, args.state)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    sys.exit(main(sys.argv[1:]))
