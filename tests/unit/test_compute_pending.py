@@ -214,3 +214,62 @@ def test_systemctl_show_blocks_in_order():
     text = "Id=a.service\nUnitFileState=enabled\nActiveState=active\n\nId=b.service\nUnitFileState=\nActiveState=inactive\n"
     assert dgx_host_facts.systemctl_show(text, ["a.service", "b.service"]) == {
         "a.service": {"enabled": "enabled", "active": "active"}, "b.service": {"enabled": "", "active": "inactive"}}
+
+
+DISRUPTIVE = FILTERS["aipod_compute_disruptive"]
+
+
+def disruptive_with(change, host=None):
+    host = copy.deepcopy(host or HOST)
+    written, settings, plan = copy.deepcopy(WRITTEN), copy.deepcopy(SETTINGS), copy.deepcopy(PLAN)
+    change(host, written, settings, plan)
+    return DISRUPTIVE(plan, host, written, settings)
+
+
+FIRST_BUILD = copy.deepcopy(HOST)
+FIRST_BUILD["network"]["aipod_files"] = {}
+FIRST_BUILD["fstab"] = {"/mnt/data": []}
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    (lambda h, w, s, p: w["files"][0].update(content="[Match]\nName=eth9\n"),
+     "storage network: /etc/systemd/network/60-aipod-eth1.network differs from the model (re-applies the storage network in use)"),
+    (lambda h, w, s, p: h["fstab"]["/mnt/data"][0].__setitem__(3, "rw,vers=3"), "(changes an existing mount)"),
+    (lambda h, w, s, p: (h["nfs"].update(can_mount=True, mounts={"/mnt/data": {"src": "172.31.251.202:/data"}})),
+     "mount /mnt/data: mounted from 172.31.251.202:/data (remounts it under running I/O)"),
+    (lambda h, w, s, p: (h["nfs"].update(can_mount=True, mounts={"/mnt/data": {"src": "172.31.251.201:/data"}}),
+                         s.update(mount_extra_options=["noatime"])), "(remounts it under running I/O)"),
+    (lambda h, w, s, p: s.update(rings=[{"name": "eth1", "differs": True}]),
+     "ring sizes of eth1 differ (resets the link of a NIC in service)"),
+    (lambda h, w, s, p: h["tools"].update({"nvidia-container-runtime": "/usr/bin/ncr", "nvidia-ctk": "/usr/bin/nvidia-ctk",
+                                           "containerd": "/usr/bin/containerd"}),
+     "containerd's default runtime is not the NVIDIA runtime (restarts the engine under its containers)"),
+])
+def test_a_change_that_interrupts_io_or_pods_is_disruptive(change, expected):
+    found = disruptive_with(change)
+    assert any(expected in line for line in found), found
+    assert all(any(line.startswith(p) for p in pending_with(change)) for line in found if "(" not in line)
+
+
+@pytest.mark.parametrize("change", [
+    lambda h, w, s, p: h.update(packages_missing=["ethtool"]),
+    lambda h, w, s, p: h["sysctl"]["net.core.rmem_max"].update(writable=True),
+    lambda h, w, s, p: h["units"]["aipod-roce-qos.service"].update(enabled="disabled"),
+    lambda h, w, s, p: h["user_state"]["user"].update(shell="/bin/sh"),
+    lambda h, w, s, p: w["files"][1].update(content="net.core.rmem_max = 1\n"),
+])
+def test_a_change_under_load_is_not_disruptive(change):
+    assert pending_with(change)  # it is a difference the role converges...
+    assert disruptive_with(change) == []  # ...without rolling
+
+
+def test_a_first_build_interrupts_nothing():
+    """No storage network and no mount yet: the first configuration converges every DGX at once."""
+    def change(h, w, s, p):
+        s.update(rings=[{"name": "eth1", "differs": True}])
+    assert len(pending_with(change, host=FIRST_BUILD)) >= 3
+    assert disruptive_with(change, host=FIRST_BUILD) == []
+
+
+def test_a_host_as_the_model_says_has_nothing_disruptive():
+    assert DISRUPTIVE(PLAN, HOST, WRITTEN, SETTINGS) == []

@@ -1,7 +1,8 @@
 """Filters of the compute layer: per-host values the dgx_* roles derive from the site model.
 
 Docs: aipod_host_storage_plan.yml, aipod_compute_plans.yml, aipod_storage_network_files.yml,
-aipod_tuning_files.yml, aipod_roce_unit.yml, aipod_ring_settings.yml, aipod_mounts_pending.yml, aipod_compute_pending.yml and aipod_sysctl_unavailable.yml
+aipod_tuning_files.yml, aipod_roce_unit.yml, aipod_ring_settings.yml, aipod_mounts_pending.yml, aipod_compute_pending.yml,
+aipod_compute_disruptive.yml and aipod_sysctl_unavailable.yml
 beside this file. The derivation itself lives in
 plugins/plugin_utils/aipod_site/model.py with the others (one place for every derived value).
 """
@@ -146,6 +147,17 @@ def aipod_compute_pending(plan: Mapping, host: Mapping, kept: Mapping, settings:
         raise AnsibleFilterError(f"aipod_compute_pending: the host facts lack {error} (run dgx_host_facts first)") from error
 
 
+def aipod_compute_disruptive(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[str]:
+    """The differences of a DGX whose change interrupts I/O or pods, each with the reason; [] when none does."""
+    for name, value in (("plan", plan), ("host", host), ("kept", kept), ("settings", settings)):
+        if not isinstance(value, Mapping):
+            raise AnsibleFilterError(f"aipod_compute_disruptive: {name} must be a dict, got {type(value).__name__}")
+    try:
+        return compute_pending.disruptive(plan, host, kept, settings)
+    except (KeyError, TypeError) as error:
+        raise AnsibleFilterError(f"aipod_compute_disruptive: the host facts lack {error} (run dgx_host_facts first)") from error
+
+
 def aipod_sysctl_unavailable(settings: Mapping, readings: Mapping) -> dict[str, str]:
     """The kernel parameters of settings that cannot be set here, with the reason (as sysctl_runtime reports them)."""
     return compute_pending.sysctl_plan(settings, readings)[1]
@@ -164,5 +176,6 @@ class FilterModule:
             "aipod_ring_settings": aipod_ring_settings,
             "aipod_mounts_pending": aipod_mounts_pending,
             "aipod_compute_pending": aipod_compute_pending,
+            "aipod_compute_disruptive": aipod_compute_disruptive,
             "aipod_sysctl_unavailable": aipod_sysctl_unavailable,
         }

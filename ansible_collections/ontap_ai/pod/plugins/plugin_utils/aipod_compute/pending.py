@@ -179,3 +179,43 @@ def differences(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) 
         found += _container_runtime(host)
     found += _user(plan, host, settings.get("shell", "/bin/bash"))
     return found
+
+
+def _in_service(host: Mapping) -> bool:
+    """Whether the host's storage path already carries traffic: live storage network files or active NFS mounts."""
+    return bool(host["network"].get("aipod_files") or host["nfs"].get("mounts"))
+
+
+def disruptive(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[str]:
+    """The differences whose change interrupts I/O or pods on a host in service, each saying why.
+
+    These are what the role does by restarting or re-applying something in use: a storage network
+    that already exists is re-applied (its NICs are reconfigured under the NFS traffic); a mount that
+    already exists gets other options or another source (ansible.posix.mount remounts it where it is
+    mounted, and it takes effect at the next mount where it is not); ring sizes change on NICs already
+    in service (the driver resets the link); a container engine gets another default runtime (its
+    restart stops or disturbs the pods). A first configuration - no storage network or mount yet -
+    interrupts nothing, and neither do packages, kernel parameters, units or users.
+    """
+    found = []
+    if host["network"].get("aipod_files"):
+        found += [f"{why} (re-applies the storage network in use)"
+                  for why in _network(host, kept, list(settings.get("network_files") or []))]
+    table = host.get("fstab") or {}
+    extra = list(settings.get("mount_extra_options") or [])
+    for mount in plan.get("mounts") or []:
+        line = table.get(mount["path"])
+        active = (host["nfs"].get("mounts") or {}).get(mount["path"])
+        if not line and not active:
+            continue  # a new mount
+        opts = ",".join(list(mount["options"]) + extra)
+        why = fstab.line_differs(line, mount["src"], mount["path"], mount["fstype"], opts) if line else "not in /etc/fstab"
+        if why or (active and active.get("src") != mount["src"]):
+            found.append(f"mount {mount['path']}: {why or 'mounted from ' + str(active.get('src'))} "
+                         f"({'remounts it under running I/O' if active else 'changes an existing mount'})")
+    if _in_service(host):
+        found += [f"ring sizes of {ring['name']} differ (resets the link of a NIC in service)"
+                  for ring in settings.get("rings") or [] if ring.get("differs")]
+    if settings.get("nvidia_runtime_default"):
+        found += [f"{why} (restarts the engine under its containers)" for why in _container_runtime(host)]
+    return found
