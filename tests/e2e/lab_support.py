@@ -5,6 +5,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -69,6 +70,16 @@ def ssh_logins() -> dict[str, int]:
 
 def podman(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     return subprocess.run(["podman", *args], env=_podman_env(), capture_output=True, text=True, timeout=300, check=check)
+
+
+def lab_inventory_copy(name: str) -> Path:
+    """A fresh copy of inventories/lab at .lab/inventories/<name> for a test to edit (its lab file paths made absolute)."""
+    copy = LAB_DIR / "inventories" / name
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(REPO / "inventories" / "lab", copy)
+    for path in copy.rglob("*.yml"):  # the lab's files, named relative to inventories/lab
+        path.write_text(path.read_text().replace("../../.lab/", f"{LAB_DIR}/"))
+    return copy
 
 
 def last_report() -> dict:

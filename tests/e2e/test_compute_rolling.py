@@ -14,7 +14,7 @@ import subprocess
 import time
 
 import pytest
-from lab_support import BIN, LAB_DIR, lab, lab_hosts, last_report, playbook, podman, recap
+from lab_support import BIN, LAB_DIR, lab, lab_hosts, lab_inventory_copy, last_report, playbook, podman, recap
 from project_paths import REPO
 
 pytestmark = [pytest.mark.lab]
@@ -65,10 +65,7 @@ def rolling_lab():
     first = playbook("playbooks/compute.yml")
     assert first.returncode == 0, first.stdout[-4000:]
     wait_for_workload()
-    shutil.rmtree(EDITED, ignore_errors=True)
-    shutil.copytree(REPO / "inventories" / "lab", EDITED)
-    for path in EDITED.rglob("*.yml"):  # the lab's files, named relative to inventories/lab
-        path.write_text(path.read_text().replace("../../.lab/", f"{LAB_DIR}/"))
+    lab_inventory_copy(EDITED.name)
     compute = EDITED / "group_vars" / "all" / "compute.yml"
     compute.write_text(compute.read_text().replace("rsize: 262144", "rsize: 131072"))
     yield

@@ -69,6 +69,43 @@ CLUSTER_PLAYBOOK = """\
 """
 
 
+# Kubespray's lifecycle playbooks, as stand-ins: each records how DeepOps' Ansible called it.
+LIFECYCLE_PLAYBOOK = """\
+---
+- name: Stand-in for Kubespray's NAME
+  hosts: all
+  connection: local
+  gather_facts: false
+  tasks:
+    - name: Record the call
+      ansible.builtin.shell: echo '{{ call | to_json }}' >> "{{ inventory_dir }}/../stand-in-calls.jsonl"
+      vars:
+        call: {playbook: NAME, limit: "{{ ansible_limit | default('') }}", hosts: "{{ ansible_play_hosts_all }}",
+               node: "{{ node | default('') }}", skip_confirmation: "{{ skip_confirmation | default('') }}",
+               serial: "{{ serial | default('') }}"}
+      delegate_to: localhost
+      run_once: true
+      changed_when: true
+    - name: Create the artifacts directory as Kubespray does
+      ansible.builtin.file:
+        path: "{{ inventory_dir }}/artifacts"
+        state: directory
+        mode: "0755"
+      delegate_to: localhost
+      run_once: true
+      when: "'NAME' == 'upgrade-cluster.yml'"
+    - name: Write the admin kubeconfig as kubeconfig_localhost does (an upgrade runs in the new release's tree)
+      ansible.builtin.copy:
+        dest: "{{ inventory_dir }}/artifacts/admin.conf"
+        content: "apiVersion: v1\\nkind: Config\\nclusters: []\\n# stand-in upgraded\\n"
+        mode: "0600"
+      delegate_to: localhost
+      run_once: true
+      when: "'NAME' == 'upgrade-cluster.yml'"
+"""
+LIFECYCLE = ["scale.yml", "remove-node.yml", "upgrade-cluster.yml", "playbooks/facts.yml"]
+
+
 def _tarball(path, root_name: str, files: dict[str, str]) -> None:
     with tarfile.open(path, "w:gz") as archive:
         for name, content in files.items():
@@ -78,9 +115,9 @@ def _tarball(path, root_name: str, files: dict[str, str]) -> None:
         archive.add(path.parent / "src" / root_name, arcname=root_name)
 
 
-def make_release(tmp_path, minimum: str, maximum: str) -> dict:
-    deepops = tmp_path / "deepops-26.07.tar.gz"
-    _tarball(deepops, "deepops-26.07", {
+def make_release(tmp_path, minimum: str, maximum: str, version: str = "26.07", kubespray_version: str = "v2.31.0") -> dict:
+    deepops = tmp_path / f"deepops-{version}.tar.gz"
+    _tarball(deepops, f"deepops-{version}", {
         "playbooks/k8s-cluster.yml": CLUSTER_PLAYBOOK.replace("MIN", minimum).replace("MAX", maximum),
         "ansible.cfg": "[defaults]\nhost_key_checking = False\n",
         "roles/requirements.yml": "---\ncollections: []\nroles: []\n",
@@ -90,8 +127,9 @@ def make_release(tmp_path, minimum: str, maximum: str) -> dict:
         "config.example/helm/example-values.yml": "---\nreplicas: 1\n",
         ".gitmodules": '[submodule "kubespray"]\n\tpath = submodules/kubespray\n\turl = https://example.invalid/kubespray.git\n',
     })
-    kubespray = tmp_path / "kubespray-v2.31.0.tar.gz"
-    _tarball(kubespray, "kubespray-2.31.0", {
+    kubespray = tmp_path / f"kubespray-{kubespray_version}.tar.gz"
+    _tarball(kubespray, f"kubespray-{kubespray_version.lstrip('v')}", {
+        **{name: LIFECYCLE_PLAYBOOK.replace("NAME", name) for name in LIFECYCLE},
         "cluster.yml": "---\n- name: Install Kubernetes\n  ansible.builtin.import_playbook: playbooks/cluster.yml\n",
         "playbooks/ansible_version.yml": textwrap.dedent(f"""\
             ---
@@ -107,13 +145,14 @@ def make_release(tmp_path, minimum: str, maximum: str) -> dict:
     return {"deepops": deepops, "kubespray": kubespray}
 
 
-def run_role(tmp_path, release: dict, *extra: str):
+def run_role(tmp_path, release: dict, *extra: str, version: str = "26.07", kubespray_version: str = "v2.31.0"):
     kubernetes = {"deployment": "deepops",
-                  "deepops": {"version": "26.07", "release_url": f"file://{release['deepops']}"},
+                  "deepops": {"version": version, "release_url": f"file://{release['deepops']}"},
                   "common_user": {"name": "aipod", "uid": 2000, "group": "aipod", "gid": 2000}}
     extra_vars = {"kubernetes": kubernetes,
                   "deepops_cluster_work_dir": str(tmp_path / "work"),
                   "deepops_cluster_kubespray_url": f"file://{release['kubespray']}",
+                  "deepops_cluster_releases": {version: {"kubespray": kubespray_version}},
                   "deepops_cluster_extra_python_packages": [],
                   "deepops_cluster_galaxy_requirements": False,
                   "kubernetes_access_kubeconfig_dir": str(tmp_path / "kubeconfigs")}
@@ -174,3 +213,70 @@ def test_check_mode_on_a_fresh_provisioning_host_changes_nothing(tmp_path):
     assert "check mode stops here" in result.stdout
     assert recap(result.stdout)["changed"] > 0
     assert not (tmp_path / "work").exists()
+
+
+def calls(tmp_path, tree: str) -> list[dict]:
+    path = tmp_path / "work" / tree / "stand-in-calls.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def inventory_edit(tmp_path, name: str, text: str) -> list[str]:
+    """A second inventory source layered over the sample: the operator's edit."""
+    path = tmp_path / f"{name}.yml"
+    path.write_text(textwrap.dedent(text))
+    return ["-i", str(path)]
+
+
+def test_add_remove_and_upgrade_take_kubespray_s_own_paths(tmp_path):
+    """After the first deployment: a new DGX joins through scale.yml limited to it, a decommissioned one
+    leaves through remove-node.yml, a new DeepOps release upgrades through upgrade-cluster.yml, and a
+    release that would skip a Kubespray minor or go back is refused before anything runs."""
+    release = make_release(tmp_path, "2.18.0", "2.19.0")
+    tree = "deepops-26.07-kubespray-v2.31.0"
+    assert run_role(tmp_path, release).returncode == 0
+    record = json.loads((tmp_path / "work" / "deployed-aipod-sample.json").read_text())
+    assert (record["deepops"], record["kubespray"], record["workers"]) == ("26.07", "v2.31.0", ["dgx01", "dgx02", "dgx03", "dgx04"])
+
+    added = inventory_edit(tmp_path, "added", """\
+        all:
+          children:
+            dgx: {hosts: {dgx05: {ansible_host: 10.61.218.105, dgx: {inband: {address: 10.61.219.105}}}}}
+            kube_node: {hosts: {dgx05: }}
+        """)
+    grown = run_role(tmp_path, release, *added)
+    assert grown.returncode == 0, grown.stdout[-5000:]
+    assert "new worker(s): dgx05; the others are not touched" in grown.stdout
+    facts, scale = calls(tmp_path, tree)
+    assert (facts["playbook"], facts["limit"]) == ("playbooks/facts.yml", "")
+    assert "dgx01" in facts["hosts"] and "dgx05" in facts["hosts"]
+    assert (scale["playbook"], scale["limit"], scale["hosts"]) == ("scale.yml", "dgx05", ["dgx05"])
+    assert (tmp_path / "work" / tree / "stand-in-runs").read_text().count("run") == 1  # the cluster playbook ran once
+    assert run_role(tmp_path, release, *added).stdout.count("DeepOps is up to date") == 1
+
+    decommissioned = inventory_edit(tmp_path, "decommissioned", """\
+        all:
+          children:
+            decommission: {hosts: {dgx02: }}
+        """)
+    shrunk = run_role(tmp_path, release, *added, *decommissioned)
+    assert shrunk.returncode == 0, shrunk.stdout[-5000:]
+    remove = calls(tmp_path, tree)[-1]
+    assert (remove["playbook"], remove["node"], str(remove["skip_confirmation"]).lower()) == ("remove-node.yml", "dgx02", "true")
+    record = json.loads((tmp_path / "work" / "deployed-aipod-sample.json").read_text())
+    assert record["workers"] == ["dgx01", "dgx03", "dgx04", "dgx05"]
+
+    (tmp_path / "newer").mkdir()
+    newer = make_release(tmp_path / "newer", "2.18.0", "2.19.0", version="26.10", kubespray_version="v2.32.0")
+    upgraded = run_role(tmp_path, newer, *added, *decommissioned, version="26.10", kubespray_version="v2.32.0")
+    assert upgraded.returncode == 0, upgraded.stdout[-5000:]
+    (upgrade,) = calls(tmp_path, "deepops-26.10-kubespray-v2.32.0")
+    assert (upgrade["playbook"], str(upgrade["serial"])) == ("upgrade-cluster.yml", "1")
+    assert not (tmp_path / "work" / "deepops-26.10-kubespray-v2.32.0" / "stand-in-runs").exists()  # no cluster playbook
+
+    (tmp_path / "skipping").mkdir()
+    skipping = make_release(tmp_path / "skipping", "2.18.0", "2.19.0", version="27.07", kubespray_version="v2.34.0")
+    refused = run_role(tmp_path, skipping, *added, *decommissioned, version="27.07", kubespray_version="v2.34.0")
+    assert refused.returncode != 0
+    assert "Kubespray v2.32.0 -> v2.34.0 skips minor releases" in refused.stdout
+    assert "Nothing has been fetched or run" in refused.stdout
+    assert not (tmp_path / "work" / "deepops-27.07-kubespray-v2.34.0").exists()

@@ -1,6 +1,6 @@
 """Filters that hand the Kubernetes and Trident roles values derived from the site model.
 
-Docs: aipod_trident_plan.yml, aipod_deepops_plan.yml, aipod_kubeconfig_source.yml,
+Docs: aipod_trident_plan.yml, aipod_deepops_plan.yml, aipod_deepops_steps.yml, aipod_kubeconfig_source.yml,
 aipod_kube_node_cidrs.yml, aipod_storage_class_changes.yml, aipod_snapshot_api_state.yml,
 aipod_k8s_apply_pending.yml, aipod_trident_secrets.yml and
 the verification judges (aipod_judge_*.yml, aipod_schedulable_nodes.yml,
@@ -21,7 +21,12 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes
     snapshot_api_state,
     storage_class_changes,
 )
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.deepops import deepops_plan, kube_node_cidrs, kubeconfig_source
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.deepops import (
+    deepops_plan,
+    kube_node_cidrs,
+    kubeconfig_source,
+    lifecycle_steps,
+)
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.trident import trident_plan
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.verify import (
     judge_backends,
@@ -50,6 +55,14 @@ def aipod_deepops_plan(model: Mapping) -> dict[str, Any]:
     if kubeconfig_source(checked)["mode"] != "deepops":
         raise AnsibleFilterError("aipod_deepops_plan: kubernetes.deployment is not 'deepops' in the site model")
     return deepops_plan(checked)
+
+
+def aipod_deepops_steps(plan: Mapping, deployed: Any, current: Mapping) -> dict[str, Any]:
+    if not isinstance(plan, Mapping) or not isinstance(current, Mapping):
+        raise AnsibleFilterError("aipod_deepops_steps: expected the DeepOps plan and this run's versions and configuration")
+    if deployed is not None and not isinstance(deployed, Mapping):
+        raise AnsibleFilterError("aipod_deepops_steps: the record of the last run must be a mapping or null")
+    return lifecycle_steps(dict(plan), dict(deployed) if deployed else None, dict(current))
 
 
 def aipod_kubeconfig_source(model: Mapping) -> dict[str, Any]:
@@ -120,6 +133,7 @@ class FilterModule:
         return {
             "aipod_trident_plan": aipod_trident_plan,
             "aipod_deepops_plan": aipod_deepops_plan,
+            "aipod_deepops_steps": aipod_deepops_steps,
             "aipod_kubeconfig_source": aipod_kubeconfig_source,
             "aipod_kube_node_cidrs": aipod_kube_node_cidrs,
             "aipod_storage_class_changes": aipod_storage_class_changes,

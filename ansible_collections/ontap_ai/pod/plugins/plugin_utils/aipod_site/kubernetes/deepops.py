@@ -58,7 +58,8 @@ def kubeconfig_source(model: dict) -> dict[str, Any]:
 def deepops_plan(model: dict) -> dict[str, Any]:
     """What the DeepOps inventory and group_vars say, from the model.
 
-    {hosts: [{name, ip}], control_plane, etcd, workers, user, group, version, release_url, service_cidr, pod_cidr}.
+    {hosts: [{name, ip}], control_plane, etcd, workers, decommission, user, group, version, release_url,
+    service_cidr, pod_cidr}.
     Connection settings (ansible_host, ansible_user) are not model data: the role adds them from
     the inventory's variables.
     """
@@ -80,6 +81,9 @@ def deepops_plan(model: dict) -> dict[str, Any]:
         "user": {"username": user_name, "name": user_name, "uid": m.as_int(user.get("uid")),
                  "group": group_name, "home": f"/home/{user_name}"} if user_name else None,
         "group": {"name": group_name, "gid": m.as_int(user.get("gid"))} if group_name else None,
+        # Hosts the inventory puts in the group `decommission`: still in DeepOps' inventory, so that
+        # Kubespray's remove-node.yml can drain, reset and delete them (docs/day2.md).
+        "decommission": [host for host in m.group_members(model, "decommission") if host in names],
         "version": m.as_str(deepops.get("version")),
         "release_url": m.as_str(deepops.get("release_url")),
         "service_cidr": KUBESPRAY_SERVICE_CIDR,
@@ -96,3 +100,90 @@ def overlapping_networks(model: dict, cidr: str) -> list[str]:
         if subnet is not None and not subnet.is_loopback and subnet.overlaps(target):
             found.append(name)
     return found
+
+
+KUBESPRAY_DIR = "submodules/kubespray"
+
+
+def _minor(version: str) -> tuple[int, int] | None:
+    """(major, minor) of a Kubespray tag such as v2.31.0; None when it is not one."""
+    parts = version.lstrip("v").split(".")
+    try:
+        return int(parts[0]), int(parts[1])
+    except (ValueError, IndexError):
+        return None
+
+
+def upgrade_refusal(deployed: str, wanted: str) -> str:
+    """Why Kubespray cannot go from the deployed release to the wanted one ('' when it can).
+
+    Kubespray upgrades one minor release at a time and never downgrades (its docs: "skipping
+    releases is not supported"); a DeepOps release pins its Kubespray, so the pair moves together.
+    """
+    have, want = _minor(deployed), _minor(wanted)
+    if have is None or want is None or have == want:
+        return ""
+    if want < have:
+        return f"Kubespray {wanted} is older than the deployed {deployed}: Kubespray does not downgrade a cluster"
+    if want[0] != have[0] or want[1] > have[1] + 1:
+        step = f"v{have[0]}.{have[1] + 1}"
+        return (f"Kubespray {deployed} -> {wanted} skips minor releases: Kubespray upgrades one minor release at a time "
+                f"(first the DeepOps release that pins Kubespray {step}.x)")
+    return ""
+
+
+def lifecycle_steps(plan: dict, deployed: dict | None, current: dict) -> dict[str, Any]:
+    """What DeepOps must run to bring the cluster it deployed to the plan, and why.
+
+    plan: deepops_plan (workers, control_plane, hosts, decommission); deployed: the record of the last
+    successful run ({deepops, kubespray, config, control_plane, workers, hosts}) or None; current:
+    {deepops, kubespray, config, serial, cluster_playbook} of this run (config: the fingerprint of the
+    generated group_vars; serial: Kubespray's upgrade batch; cluster_playbook: DeepOps' cluster playbook).
+    Returns {steps: [{playbook, args, reason}], refused: reason or '', workers_after}.
+
+    Kubespray's own paths, as DeepOps documents them: the cluster playbook for a first deployment and
+    for any change of the control plane or the configuration; scale.yml limited to the new workers
+    (after facts.yml for every host) to add workers; remove-node.yml with node=<names> to remove
+    decommissioned ones; upgrade-cluster.yml (rolling, drained, serial) for a new release.
+    """
+    decommission = list(plan.get("decommission") or [])
+    workers = [h for h in plan.get("workers") or [] if h not in decommission]
+    addresses = {h["name"]: h.get("ip") for h in plan.get("hosts") or []}
+    result: dict[str, Any] = {"steps": [], "refused": "", "workers_after": workers}
+    cluster = {"playbook": current.get("cluster_playbook") or "playbooks/k8s-cluster.yml", "args": []}
+    if not deployed:
+        result["steps"] = [{**cluster, "reason": "it has not run successfully here yet"}]
+        return result
+    if (deployed.get("deepops"), deployed.get("kubespray")) != (current.get("deepops"), current.get("kubespray")):
+        refusal = upgrade_refusal(str(deployed.get("kubespray") or ""), str(current.get("kubespray") or ""))
+        if refusal:
+            result["refused"] = refusal
+            return result
+        result["steps"] = [{"playbook": f"{KUBESPRAY_DIR}/upgrade-cluster.yml", "args": ["-e", f"serial={current.get('serial', 1)}"],
+                            "reason": (f"DeepOps {deployed.get('deepops')} (Kubespray {deployed.get('kubespray')}) -> "
+                                       f"{current.get('deepops')} (Kubespray {current.get('kubespray')}): rolling upgrade, "
+                                       "each node drained")}]
+        return result
+    if list(deployed.get("control_plane") or []) != list(plan.get("control_plane") or []):
+        result["steps"] = [{**cluster, "reason": "the control plane changed"}]
+        return result
+    if deployed.get("config") != current.get("config"):
+        result["steps"] = [{**cluster, "reason": "the generated configuration changed"}]
+        return result
+    had = list(deployed.get("workers") or [])
+    moved = [h for h in had if h in addresses and (deployed.get("hosts") or {}).get(h) not in (None, addresses[h])]
+    if moved:
+        result["steps"] = [{**cluster, "reason": f"the address of {', '.join(moved)} changed"}]
+        return result
+    removed = [h for h in decommission if h in had]
+    added = [h for h in workers if h not in had]
+    if removed:
+        result["steps"].append({"playbook": f"{KUBESPRAY_DIR}/remove-node.yml",
+                                "args": ["-e", f"node={','.join(removed)}", "-e", "skip_confirmation=true"],
+                                "reason": f"decommissioned: {', '.join(removed)} (drained, reset and deleted by Kubespray)"})
+    if added:
+        result["steps"].append({"playbook": f"{KUBESPRAY_DIR}/playbooks/facts.yml", "args": [],
+                                "reason": "facts of every host, which scale.yml limited to the new nodes needs"})
+        result["steps"].append({"playbook": f"{KUBESPRAY_DIR}/scale.yml", "args": [f"--limit={','.join(added)}"],
+                                "reason": f"new worker(s): {', '.join(added)}; the others are not touched"})
+    return result

@@ -1,0 +1,74 @@
+"""aipod_deepops_steps: each change of a deployed cluster takes Kubespray's own path, and only that path."""
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.deepops import lifecycle_steps, upgrade_refusal
+
+PLAN = {"control_plane": ["cp1"], "workers": ["dgx01", "dgx02", "dgx03"], "decommission": [],
+        "hosts": [{"name": "cp1", "ip": "10.0.0.1"}, {"name": "dgx01", "ip": "10.0.0.11"}, {"name": "dgx02", "ip": "10.0.0.12"},
+                  {"name": "dgx03", "ip": "10.0.0.13"}]}
+DEPLOYED = {"deepops": "26.07", "kubespray": "v2.31.0", "config": "c1", "control_plane": ["cp1"],
+            "workers": ["dgx01", "dgx02", "dgx03"], "hosts": {"cp1": "10.0.0.1", "dgx01": "10.0.0.11", "dgx02": "10.0.0.12", "dgx03": "10.0.0.13"}}
+CURRENT = {"deepops": "26.07", "kubespray": "v2.31.0", "config": "c1", "serial": 1}
+
+
+def playbooks(result: dict) -> list[tuple[str, list[str]]]:
+    return [(step["playbook"], step["args"]) for step in result["steps"]]
+
+
+def test_nothing_changed_runs_nothing():
+    assert lifecycle_steps(PLAN, DEPLOYED, CURRENT) == {"steps": [], "refused": "", "workers_after": ["dgx01", "dgx02", "dgx03"]}
+
+
+def test_a_first_deployment_runs_the_cluster_playbook():
+    assert playbooks(lifecycle_steps(PLAN, None, CURRENT)) == [("playbooks/k8s-cluster.yml", [])]
+
+
+def test_a_new_worker_joins_with_scale_limited_to_it_after_facts_of_every_host():
+    plan = {**PLAN, "workers": [*PLAN["workers"], "dgx04"], "hosts": [*PLAN["hosts"], {"name": "dgx04", "ip": "10.0.0.14"}]}
+    result = lifecycle_steps(plan, DEPLOYED, CURRENT)
+    assert playbooks(result) == [("submodules/kubespray/playbooks/facts.yml", []), ("submodules/kubespray/scale.yml", ["--limit=dgx04"])]
+    assert result["workers_after"] == ["dgx01", "dgx02", "dgx03", "dgx04"]
+
+
+def test_a_decommissioned_worker_leaves_with_remove_node_and_stays_gone():
+    plan = {**PLAN, "decommission": ["dgx02"]}
+    result = lifecycle_steps(plan, DEPLOYED, CURRENT)
+    assert playbooks(result) == [("submodules/kubespray/remove-node.yml", ["-e", "node=dgx02", "-e", "skip_confirmation=true"])]
+    assert result["workers_after"] == ["dgx01", "dgx03"]
+    assert lifecycle_steps(plan, {**DEPLOYED, "workers": result["workers_after"]}, CURRENT)["steps"] == []
+
+
+@pytest.mark.parametrize(("change", "reason"), [
+    ({"config": "c2"}, "the generated configuration changed"),
+])
+def test_a_new_configuration_runs_the_cluster_playbook(change, reason):
+    result = lifecycle_steps(PLAN, DEPLOYED, {**CURRENT, **change})
+    assert playbooks(result) == [("playbooks/k8s-cluster.yml", [])] and result["steps"][0]["reason"] == reason
+
+
+def test_a_new_control_plane_or_a_moved_worker_runs_the_cluster_playbook():
+    assert lifecycle_steps({**PLAN, "control_plane": ["cp1", "cp2"]}, DEPLOYED, CURRENT)["steps"][0]["reason"] == "the control plane changed"
+    moved = {**PLAN, "hosts": [h if h["name"] != "dgx01" else {"name": "dgx01", "ip": "10.0.0.99"} for h in PLAN["hosts"]]}
+    assert lifecycle_steps(moved, DEPLOYED, CURRENT)["steps"][0]["reason"] == "the address of dgx01 changed"
+
+
+def test_a_new_release_upgrades_rolling_with_the_site_s_batch():
+    result = lifecycle_steps(PLAN, DEPLOYED, {**CURRENT, "deepops": "26.10", "kubespray": "v2.32.0", "serial": "25%"})
+    assert playbooks(result) == [("submodules/kubespray/upgrade-cluster.yml", ["-e", "serial=25%"])]
+
+
+@pytest.mark.parametrize(("deployed", "wanted", "why"), [
+    ("v2.31.0", "v2.30.2", "older than the deployed v2.31.0"),
+    ("v2.31.0", "v2.33.0", "skips minor releases"),
+    ("v2.31.0", "v3.0.0", "skips minor releases"),
+])
+def test_a_downgrade_or_a_skipped_minor_is_refused_and_nothing_runs(deployed, wanted, why):
+    result = lifecycle_steps(PLAN, {**DEPLOYED, "kubespray": deployed}, {**CURRENT, "deepops": "27.01", "kubespray": wanted})
+    assert why in result["refused"] and result["steps"] == []
+
+
+@pytest.mark.parametrize(("deployed", "wanted"), [("v2.31.0", "v2.31.2"), ("v2.31.3", "v2.32.0"), ("v2.31.0", "v2.31.0")])
+def test_a_patch_or_the_next_minor_is_allowed(deployed, wanted):
+    assert upgrade_refusal(deployed, wanted) == ""
