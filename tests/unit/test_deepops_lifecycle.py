@@ -72,3 +72,12 @@ def test_a_downgrade_or_a_skipped_minor_is_refused_and_nothing_runs(deployed, wa
 @pytest.mark.parametrize(("deployed", "wanted"), [("v2.31.0", "v2.31.2"), ("v2.31.3", "v2.32.0"), ("v2.31.0", "v2.31.0")])
 def test_a_patch_or_the_next_minor_is_allowed(deployed, wanted):
     assert upgrade_refusal(deployed, wanted) == ""
+
+
+def test_a_decommission_that_meets_another_change_waits_for_the_next_run_and_is_not_lost():
+    plan = {**PLAN, "decommission": ["dgx02"]}
+    first = lifecycle_steps(plan, DEPLOYED, {**CURRENT, "config": "c2"})
+    assert playbooks(first) == [("playbooks/k8s-cluster.yml", [])]
+    assert "dgx02" in first["workers_after"]  # still in the cluster: the record keeps it
+    second = lifecycle_steps(plan, {**DEPLOYED, "config": "c2", "workers": first["workers_after"]}, {**CURRENT, "config": "c2"})
+    assert playbooks(second) == [("submodules/kubespray/remove-node.yml", ["-e", "node=dgx02", "-e", "skip_confirmation=true"])]

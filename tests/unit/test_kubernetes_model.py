@@ -272,3 +272,14 @@ def test_verification_result():
     assert result["ok"] is True and result["failures"] == [] and result["not_checked"] == [checks[1]]
     assert result["counts"] == {"pass": 1, "fail": 0, "not_checked": 1}
     assert verify.verification_result(checks + [{"name": "c", "status": "fail", "detail": ""}])["ok"] is False
+
+
+def test_a_decommissioned_worker_is_not_expected_in_the_cluster(sample):
+    model = copy.deepcopy(sample)
+    model["hosts"]["dgx04"]["groups"].append("decommission")
+    nodes = [_node(f"k8s-cp0{i}") for i in (1, 2, 3)] + [_node(f"dgx0{i}", gpus=8) for i in (1, 2, 3)]
+    checks = verify.judge_nodes(model, nodes)
+    assert _status(checks) == {"nodes_ready": "pass", "gpus_allocatable": "pass"} and checks[0]["detail"] == "6/6 Ready"
+    # Still there while Kubespray has not removed it yet: not judged, and its GPUs not counted.
+    checks = verify.judge_nodes(model, nodes + [_node("dgx04", ready="False", gpus=0)])
+    assert _status(checks) == {"nodes_ready": "pass", "gpus_allocatable": "pass"}

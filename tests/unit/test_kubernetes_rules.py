@@ -117,3 +117,14 @@ def test_schema_accepts_anf_export_cidrs_and_refuses_a_bad_one(decrypt, tmp_path
     path.write_text(text.replace(marker, anf + marker).replace("EXPORT", "10.20.0.0"))
     report = validate_site(str(target), decrypt=decrypt, check_files=False)
     assert any(f.rule == "schema" and "export_cidrs" in str(f.path) for f in report.errors), report.text()
+
+
+def test_decommission_names_workers_only(site):
+    site.groups["decommission"] = ["dgx02"]
+    assert findings(site, kubernetes.kubernetes) == []
+    site.groups["decommission"] = ["k8s-cp01", "dgx09"]
+    assert findings(site, kubernetes.kubernetes) == [
+        ("error", "kubernetes", "k8s-cp01 in decommission is a control-plane host"),
+        ("error", "dangling-reference", "dgx09 in decommission is not a kube_node host")]
+    site.groups["decommission"] = list(site.groups["kube_node"])
+    assert findings(site, kubernetes.kubernetes) == [("warning", "kubernetes", "every Kubernetes worker is being decommissioned")]

@@ -149,7 +149,11 @@ def lifecycle_steps(plan: dict, deployed: dict | None, current: dict) -> dict[st
     decommission = list(plan.get("decommission") or [])
     workers = [h for h in plan.get("workers") or [] if h not in decommission]
     addresses = {h["name"]: h.get("ip") for h in plan.get("hosts") or []}
-    result: dict[str, Any] = {"steps": [], "refused": "", "workers_after": workers}
+    had = list((deployed or {}).get("workers") or [])
+    # A decommissioned worker stays in the record until remove-node.yml has run for it: a run that
+    # takes another path first (upgrade, new configuration) leaves its removal to the next run.
+    still_there = [h for h in decommission if h in had]
+    result: dict[str, Any] = {"steps": [], "refused": "", "workers_after": workers + still_there}
     cluster = {"playbook": current.get("cluster_playbook") or "playbooks/k8s-cluster.yml", "args": []}
     if not deployed:
         result["steps"] = [{**cluster, "reason": "it has not run successfully here yet"}]
@@ -170,13 +174,13 @@ def lifecycle_steps(plan: dict, deployed: dict | None, current: dict) -> dict[st
     if deployed.get("config") != current.get("config"):
         result["steps"] = [{**cluster, "reason": "the generated configuration changed"}]
         return result
-    had = list(deployed.get("workers") or [])
     moved = [h for h in had if h in addresses and (deployed.get("hosts") or {}).get(h) not in (None, addresses[h])]
     if moved:
         result["steps"] = [{**cluster, "reason": f"the address of {', '.join(moved)} changed"}]
         return result
-    removed = [h for h in decommission if h in had]
+    removed = still_there
     added = [h for h in workers if h not in had]
+    result["workers_after"] = workers
     if removed:
         result["steps"].append({"playbook": f"{KUBESPRAY_DIR}/remove-node.yml",
                                 "args": ["-e", f"node={','.join(removed)}", "-e", "skip_confirmation=true"],

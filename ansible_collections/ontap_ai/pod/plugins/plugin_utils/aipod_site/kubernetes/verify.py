@@ -34,9 +34,10 @@ def schedulable_nodes(nodes: list) -> list[str]:
 def judge_nodes(model: dict, nodes: list) -> list[dict]:
     """Every cluster host of the model is a Ready node; every DGX worker offers all its GPUs."""
     hosts = kube_hosts(model)
+    leaving = m.group_members(model, "decommission")  # on their way out of the cluster (docs/day2.md)
     wanted = []
     for host in hosts["control_plane"] + hosts["workers"]:
-        if host not in wanted:
+        if host not in wanted and host not in leaving:
             wanted.append(host)
     by_name = {m.as_dict(n.get("metadata")).get("name"): n for n in m.as_list(nodes) if isinstance(n, dict)}
     if not by_name:
@@ -59,7 +60,7 @@ def judge_nodes(model: dict, nodes: list) -> list[dict]:
     problems = []
     counted = 0
     for host in hosts["workers"]:
-        if host not in dgx or host not in by_name:
+        if host not in dgx or host not in by_name or host in leaving:
             continue
         want = m.as_int(m.as_dict(dgx[host].get("gpus")).get("count")) or 0
         allocatable = m.as_dict(m.as_dict(by_name[host].get("status")).get("allocatable"))

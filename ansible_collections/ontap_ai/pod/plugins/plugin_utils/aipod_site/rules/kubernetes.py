@@ -35,6 +35,24 @@ def kubernetes(ctx: Context) -> None:
         # Where the kubeconfig lies and what it holds: rules.secrets.files.
     if not ctx.site.groups.get("kube_node"):
         ctx.warning("kubernetes", ("groups", "kube_node"), "no Kubernetes worker hosts", "list the DGX nodes under kube_node")
+    decommission(ctx)
+
+
+def decommission(ctx: Context) -> None:
+    """The group decommission names Kubernetes workers to remove (docs/day2.md); never a control-plane host or a stranger."""
+    workers = ctx.site.groups.get("kube_node", [])
+    leaving = ctx.site.groups.get("decommission", [])
+    for host in leaving:
+        if host in ctx.site.groups.get("kube_control_plane", []):
+            ctx.error("kubernetes", ("groups", "decommission"), f"{host} in decommission is a control-plane host",
+                      "decommission removes workers; replace a control-plane host with Kubespray's documented procedure, "
+                      "then take it out of kube_control_plane")
+        elif host not in workers:
+            ctx.error("dangling-reference", ("groups", "decommission"), f"{host} in decommission is not a kube_node host",
+                      f"keep {host} in kube_node until it has been removed from the cluster, or take it out of decommission")
+    if workers and leaving and not [host for host in workers if host not in leaving]:
+        ctx.warning("kubernetes", ("groups", "decommission"), "every Kubernetes worker is being decommissioned",
+                    "the cluster will have no worker left for the training jobs")
 
 
 def kubernetes_networks(ctx: Context) -> None:
