@@ -3,7 +3,7 @@
 
     nodes.py run                      the agent (lab/kubernetes/up starts it in the background)
     nodes.py sync                     register a kubelet for each kube_node DGX the lab runs
-    nodes.py kubelet NAME --ready | --not-ready | --gone
+    nodes.py kubelet NAME [--ready | --not-ready | --gone] [--gpus N]
     nodes.py workload                 a Deployment per node and a PodDisruptionBudget over them
 
 A real pod's DGX each run a kubelet that registers its Node (Ready, with its GPUs as the
@@ -14,7 +14,8 @@ and the controller manager but no kubelet or scheduler, so this agent plays them
   it registers its Node and reports Ready or NotReady as its file says (the fault knob);
 - pods bound to a Ready node become Running and Ready; pods being deleted on a registered node are
   finished (graceful deletion completed), as a kubelet does after the containers stop;
-- pods without a node are bound to a Ready, schedulable node that matches their nodeSelector;
+- pods without a node are bound to a Ready, schedulable node that matches their nodeSelector, once
+  their PersistentVolumeClaims are bound;
 - every cordon, uncordon, binding and finished pod goes to logs/node-events.jsonl with its time,
   so tests can check the order of a rolling change.
 Nothing runs in a container: a pod here is an API object whose status the agent keeps.
@@ -125,12 +126,16 @@ class Agent:
                 node = self.core.patch_node_status(name, {"status": wanted})
                 record("ready" if is_ready(node) else "not_ready", node=name)
             nodes[name] = node
-        for name, node in nodes.items():
-            cordoned = bool(node.spec.unschedulable)
-            if name in self.unschedulable and self.unschedulable[name] != cordoned:
-                record("cordoned" if cordoned else "uncordoned", node=name)
-            self.unschedulable[name] = cordoned
+        for node in nodes.values():
+            self.observe(node)
         return nodes
+
+    def observe(self, node) -> None:
+        """Record a cordon or uncordon of the node since it was last seen."""
+        name, cordoned = node.metadata.name, bool(node.spec.unschedulable)
+        if name in self.unschedulable and self.unschedulable[name] != cordoned:
+            record("cordoned" if cordoned else "uncordoned", node=name)
+        self.unschedulable[name] = cordoned
 
     def pods(self, kubelets: dict[str, dict], nodes: dict) -> None:
         # A NotReady kubelet (its network plugin down, say) still stops the pods being deleted on it;
@@ -142,12 +147,15 @@ class Agent:
             where = spec.node_name
             if meta.deletion_timestamp is not None:
                 if where in alive or not where:
+                    if where:
+                        # A drain cordons, then evicts: the cordon may have come after this pass read the nodes.
+                        self.observe(self.core.read_node(where))
                     self.core.delete_namespaced_pod(meta.name, meta.namespace, grace_period_seconds=0)
                     record("pod_finished", node=where, pod=f"{meta.namespace}/{meta.name}")
                 continue
             if not where:
                 target = self.schedule(pod, nodes)
-                if target:
+                if target and self.still_schedulable(target) and self.claims_bound(pod):
                     body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": meta.name},
                             "target": {"apiVersion": "v1", "kind": "Node", "name": target}}
                     self.core.create_namespaced_binding(meta.namespace, body, _preload_content=False)
@@ -163,6 +171,22 @@ class Agent:
                                                 for c in spec.containers]}
                 self.core.patch_namespaced_pod_status(meta.name, meta.namespace, {"status": status})
                 record("running", node=where, pod=f"{meta.namespace}/{meta.name}")
+
+    def still_schedulable(self, name: str) -> bool:
+        """The node as it is now: a drain may have cordoned it since this pass read the nodes."""
+        node = self.core.read_node(name)
+        self.observe(node)
+        return is_ready(node) and not node.spec.unschedulable
+
+    def claims_bound(self, pod) -> bool:
+        """kube-scheduler binds a pod only once its PersistentVolumeClaims are bound (Immediate binding)."""
+        for volume in pod.spec.volumes or []:
+            claim = volume.persistent_volume_claim
+            if claim is not None:
+                found = self.core.read_namespaced_persistent_volume_claim(claim.claim_name, pod.metadata.namespace)
+                if (found.status.phase if found.status else None) != "Bound":
+                    return False
+        return True
 
     @staticmethod
     def schedule(pod, nodes: dict) -> str | None:
@@ -212,13 +236,18 @@ def sync() -> int:
     return 0
 
 
-def kubelet(name: str, state: str) -> int:
+def kubelet(name: str, state: str | None, gpus: int | None = None) -> int:
     current = read_kubelets().get(name)
     if current is None:
         print(f"lab kubernetes: nodes: no kubelet {name} (known: {', '.join(read_kubelets()) or 'none'})", file=sys.stderr)
         return 1
-    write_kubelet(name, {**current, "ready": state == "ready", "gone": state == "gone"})
-    say(f"kubelet {name}: {state}")
+    changed = dict(current)
+    if state is not None:
+        changed.update(ready=state == "ready", gone=state == "gone")
+    if gpus is not None:
+        changed["gpus"] = gpus
+    write_kubelet(name, changed)
+    say(f"kubelet {name}: {state or 'as it was'}{f', {gpus} GPUs' if gpus is not None else ''}")
     return 0
 
 
@@ -269,7 +298,8 @@ def main(argv: list[str]) -> int:
     commands.add_parser("workload")
     one = commands.add_parser("kubelet")
     one.add_argument("name")
-    state = one.add_mutually_exclusive_group(required=True)
+    one.add_argument("--gpus", type=int, help="the GPUs the kubelet reports (a GPU lost to a fault)")
+    state = one.add_mutually_exclusive_group()
     state.add_argument("--ready", dest="state", action="store_const", const="ready")
     state.add_argument("--not-ready", dest="state", action="store_const", const="not-ready")
     state.add_argument("--gone", dest="state", action="store_const", const="gone")
@@ -281,7 +311,7 @@ def main(argv: list[str]) -> int:
         return sync()
     if args.command == "workload":
         return workload()
-    return kubelet(args.name, args.state)
+    return kubelet(args.name, args.state, args.gpus)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ import os
 import shutil
 import ssl
 import subprocess
+import sys
+import time
 import urllib.error
 import urllib.request
 
@@ -34,8 +36,8 @@ def lab(*args: str) -> subprocess.CompletedProcess:
 def cluster():
     """A fresh lab API server; afterwards stopped, or - when it was running before - started fresh again.
 
-    The tests write Node objects with GPUs and a Trident controller that the lab does not have; a
-    lab API server left holding them would make the next whole-site run verify a different pod."""
+    The tests take a GPU from a lab kubelet and write a Trident controller that the lab does not have;
+    a lab API server left holding them would make the next whole-site run verify a different pod."""
     was_running = lab("status", "kubernetes").returncode == 0
     # Validation needs the ONTAP endpoint's CA (the lab inventory's ca_file) to exist.
     ontap_was_running = lab("status", "ontap").returncode == 0
@@ -194,13 +196,14 @@ def test_helm_install_is_refused_before_any_change_on_an_old_server(site, cluste
     edit_trident(site, lambda t: t.update(install={"method": "preinstalled"}))
 
 
-def test_verification_on_a_bare_api_server_reports_what_it_cannot_check(site, cluster):
+def test_verification_without_trident_s_controller_reports_what_it_cannot_check(site, cluster):
+    # The lab's kubelets (lab/kubernetes/nodes.py) register every kube_node DGX, Ready with its GPUs.
     result = layer(site, "verify_kubernetes.yml", "-e", f"verify_kubernetes_report={site['tmp']}/bare.json")
     assert result.returncode == 0, result.stdout[-4000:]
     report = json.loads((site["tmp"] / "bare.json").read_text())
     status = {c["name"]: c["status"] for c in report["checks"]}
     assert report["ok"] is True
-    assert status == {"nodes_ready": "not_checked", "gpus_allocatable": "not_checked",
+    assert status == {"nodes_ready": "pass", "gpus_allocatable": "pass",
                       "backend_online:lab-flexgroups": "not_checked", "backend_online:lab-flexvols": "not_checked",
                       "backend_online:lab-anf": "not_checked",
                       "storage_classes": "pass", "one_default_class": "pass", "snapshot_class": "pass",
@@ -208,16 +211,15 @@ def test_verification_on_a_bare_api_server_reports_what_it_cannot_check(site, cl
 
 
 def _stand_in_for_kubelets_and_trident(cluster) -> None:
-    """Write what kubelets and Trident's controller would: Ready nodes with GPUs, backend status, the controller."""
+    """A GPU lost on dgx02 (the lab kubelet's knob), and what Trident's controller would write: backend status, the controller."""
     from kubernetes import client
 
-    for name in ("dgx01", "dgx02", "dgx03", "dgx04"):
-        cluster["core"].create_node(client.V1Node(metadata=client.V1ObjectMeta(name=name)))
-        gpus = "7" if name == "dgx02" else "8"
-        cluster["core"].patch_node_status(name, {"status": {
-            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "stand-in"}],
-            "allocatable": {"nvidia.com/gpu": gpus, "cpu": "128", "memory": "1Ti", "pods": "110"},
-            "capacity": {"nvidia.com/gpu": gpus, "cpu": "128", "memory": "1Ti", "pods": "110"}}})
+    subprocess.run([sys.executable, str(REPO / "lab" / "kubernetes" / "nodes.py"), "kubelet", "dgx02", "--gpus", "7"],
+                   check=True, capture_output=True)
+    deadline = time.monotonic() + 30
+    while (cluster["core"].read_node("dgx02").status.allocatable or {}).get("nvidia.com/gpu") != "7":
+        assert time.monotonic() < deadline, "the lab kubelet of dgx02 did not report 7 GPUs"
+        time.sleep(0.5)
     for backend in ("lab-flexgroups", "lab-flexvols", "lab-anf"):
         cluster["custom"].patch_namespaced_custom_object_status(
             "trident.netapp.io", "v1", "trident", "tridentbackendconfigs", backend,
