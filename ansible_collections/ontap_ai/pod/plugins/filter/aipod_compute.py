@@ -136,26 +136,25 @@ def aipod_ring_settings(nic_facts: dict, size: int) -> list[dict]:
     return settings
 
 
-def aipod_compute_pending(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[str]:
-    """Every way a DGX differs from its compute plan, in words; [] when the layer has nothing to change."""
+def _compare(filter_name: str, compare, plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[str]:
+    """One comparison of pending.py on one reading, with the filters' checks of their arguments."""
     for name, value in (("plan", plan), ("host", host), ("kept", kept), ("settings", settings)):
         if not isinstance(value, Mapping):
-            raise AnsibleFilterError(f"aipod_compute_pending: {name} must be a dict, got {type(value).__name__}")
+            raise AnsibleFilterError(f"{filter_name}: {name} must be a dict, got {type(value).__name__}")
     try:
-        return compute_pending.differences(plan, host, kept, settings)
+        return compare(plan, host, kept, settings)
     except (KeyError, TypeError) as error:
-        raise AnsibleFilterError(f"aipod_compute_pending: the host facts lack {error} (run dgx_host_facts first)") from error
+        raise AnsibleFilterError(f"{filter_name}: the host facts lack {error} (run dgx_host_facts first)") from error
+
+
+def aipod_compute_pending(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[str]:
+    """Every way a DGX differs from its compute plan, in words; [] when the layer has nothing to change."""
+    return _compare("aipod_compute_pending", compute_pending.differences, plan, host, kept, settings)
 
 
 def aipod_compute_disruptive(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[str]:
     """The differences of a DGX whose change interrupts I/O or pods, each with the reason; [] when none does."""
-    for name, value in (("plan", plan), ("host", host), ("kept", kept), ("settings", settings)):
-        if not isinstance(value, Mapping):
-            raise AnsibleFilterError(f"aipod_compute_disruptive: {name} must be a dict, got {type(value).__name__}")
-    try:
-        return compute_pending.disruptive(plan, host, kept, settings)
-    except (KeyError, TypeError) as error:
-        raise AnsibleFilterError(f"aipod_compute_disruptive: the host facts lack {error} (run dgx_host_facts first)") from error
+    return _compare("aipod_compute_disruptive", compute_pending.disruptive, plan, host, kept, settings)
 
 
 def aipod_sysctl_unavailable(settings: Mapping, readings: Mapping) -> dict[str, str]:
