@@ -165,3 +165,43 @@ def test_missing_lines_are_what_the_running_configuration_lacks(intent):
     without = running.replace("feature lldp\n", "").replace("interface port-channel11\n  vpc 11\n", "interface port-channel11\n")
     assert nxos.missing_lines(intent["compare_config"], without) == ["feature lldp", "interface port-channel11", "vpc 11"]
     assert nxos.missing_lines(intent["compare_config"], "")[:3] == ["feature lacp", "feature vpc", "feature lldp"]
+
+
+def test_compare_finds_nothing_pending_on_a_matching_switch(intent):
+    comparison = nxos.compare(intent, gathered_from(intent), running_config_of(intent))
+    assert set(comparison["pending"]) == set(nxos.CONCERNS)
+    assert all(not items for items in comparison["pending"].values())
+    assert comparison["features"] == [] and comparison["vpc_interfaces"] == []
+
+
+def test_compare_sorts_a_new_port_into_its_concerns_only(intent):
+    """A DGX port the switch lacks is pending as an interface and as per-port lines, nothing else."""
+    gathered = gathered_from(intent)
+    gathered["interfaces"] = [i for i in gathered["interfaces"] if i["name"] != "Ethernet1/2"]
+    gathered["l2_interfaces"] = [i for i in gathered["l2_interfaces"] if i["name"] != "Ethernet1/2"]
+    running = running_config_of(intent).replace(
+        "interface Ethernet1/2\n  priority-flow-control mode on\n  spanning-tree port type edge\n", "")
+    assert running != running_config_of(intent)
+    pending = nxos.compare(intent, gathered, running)["pending"]
+    assert pending["interfaces"] and all(p.startswith("Ethernet1/2") for p in pending["interfaces"])
+    assert pending["qos"] == ["interface Ethernet1/2", "priority-flow-control mode on", "spanning-tree port type edge"]
+    assert [c for c, items in pending.items() if items] == ["qos", "interfaces"]
+
+
+def test_compare_names_the_features_and_vpc_members_left_to_do(intent):
+    running = running_config_of(intent).replace("feature lldp\n", "").replace(
+        "interface port-channel11\n  vpc 11\n", "interface port-channel11\n")
+    comparison = nxos.compare(intent, gathered_from(intent), running, ["vpc domain 10", "peer-gateway"])
+    assert comparison["features"] == ["lldp"]
+    assert comparison["vpc_interfaces"] == [{"portchannel": "11", "vpc": "11"}]
+    assert comparison["pending"]["features"] == ["feature lldp is not enabled"]
+    assert comparison["pending"]["vpc_members"] == ["port-channel11 is not vPC 11"]
+    assert comparison["pending"]["vpc_domain"] == ["vpc domain 10", "peer-gateway"]
+
+
+def test_compare_on_a_factory_switch_has_every_concern_pending(intent):
+    empty = {"vlans": [{"vlan_id": 1, "name": "default"}], "interfaces": [], "l2_interfaces": [], "lag_interfaces": [], "lacp_interfaces": []}
+    comparison = nxos.compare(intent, empty, "")
+    assert comparison["features"] == intent["features"]
+    assert comparison["vpc_interfaces"] == intent["vpc_interfaces"]
+    assert [c for c, items in comparison["pending"].items() if not items] == ["vpc_domain"]

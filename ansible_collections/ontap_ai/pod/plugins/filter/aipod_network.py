@@ -54,6 +54,18 @@ def aipod_nxos_pending(intent: Mapping, gathered: Mapping) -> list[str]:
     return nxos.pending(intent, gathered)
 
 
+def aipod_nxos_compare(intent: Mapping, gathered: Mapping, running: Any, vpc_domain_commands: Any = None) -> dict[str, Any]:
+    if not isinstance(intent, Mapping) or "interfaces" not in intent:
+        raise AnsibleFilterError(f"aipod_nxos_compare: expected the output of aipod_nxos_intent, got {type(intent).__name__}")
+    if not isinstance(gathered, Mapping):
+        raise AnsibleFilterError(f"aipod_nxos_compare: gathered must map resource names to gathered lists, got {gathered!r}")
+    if not isinstance(running, str):
+        raise AnsibleFilterError(f"aipod_nxos_compare: running must be the running configuration as text, got {type(running).__name__}")
+    if vpc_domain_commands is not None and not isinstance(vpc_domain_commands, list):
+        raise AnsibleFilterError(f"aipod_nxos_compare: vpc_domain_commands must be a list, got {vpc_domain_commands!r}")
+    return nxos.compare(intent, gathered, running, vpc_domain_commands)
+
+
 def aipod_nvue_commands(plan: Mapping, options: Mapping | None = None) -> list[str]:
     return nvue.commands(_require_plan(plan, "aipod_nvue_commands"), _require_options(options, "aipod_nvue_commands"))
 
@@ -81,6 +93,7 @@ class FilterModule:
             "aipod_nxos_intent": aipod_nxos_intent,
             "aipod_nxos_unrendered": aipod_nxos_unrendered,
             "aipod_nxos_pending": aipod_nxos_pending,
+            "aipod_nxos_compare": aipod_nxos_compare,
             "aipod_nxos_missing_lines": aipod_nxos_missing_lines,
             "aipod_nvue_commands": aipod_nvue_commands,
             "aipod_cabling_plan": aipod_cabling_plan,

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .vlans import compress
+from .vlans import compress, expand
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "roce_cos": 3,
@@ -290,14 +290,7 @@ def _by_name(items: Any, key: str = "name") -> dict[str, dict]:
     return {str(item.get(key)): item for item in (items or []) if isinstance(item, Mapping)}
 
 
-def pending(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[str]:
-    """Differences between what a switch reports (resource modules, state gathered) and its intent.
-
-    gathered: {vlans, interfaces, l2_interfaces, lag_interfaces, lacp_interfaces}, each the
-    `gathered` list of that module. Returns one sentence per difference; [] means the switch
-    carries everything the model gives it. Extra configuration the model does not own is not
-    reported.
-    """
+def _pending_vlans(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[str]:
     problems: list[str] = []
     vlans = {int(v["vlan_id"]): v for v in gathered.get("vlans") or []}
     for vlan in intent_["vlans"]:
@@ -306,6 +299,11 @@ def pending(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[str
             problems.append(f"VLAN {vlan['vlan_id']} is missing")
         elif have.get("name") != vlan["name"]:
             problems.append(f"VLAN {vlan['vlan_id']} is named {have.get('name')!r}, the model says {vlan['name']!r}")
+    return problems
+
+
+def _pending_interfaces(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[str]:
+    problems: list[str] = []
     interfaces = _by_name(gathered.get("interfaces"))
     for want in list(intent_["interfaces"]) + list(intent_["member_interfaces"]):
         have = interfaces.get(want["name"])
@@ -329,12 +327,16 @@ def pending(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[str
                             f"the model says {want['access']['vlan']}")
         want_trunk, have_trunk = want.get("trunk") or {}, have.get("trunk") or {}
         if "allowed_vlans" in want_trunk:
-            from .vlans import expand
             if expand(str(have_trunk.get("allowed_vlans") or "")) != expand(want_trunk["allowed_vlans"]):
                 problems.append(f"{want['name']}: trunk allows VLANs {have_trunk.get('allowed_vlans') or 'all'}, "
                                 f"the model says {want_trunk['allowed_vlans']}")
         if want_trunk.get("native_vlan") != have_trunk.get("native_vlan") and want_trunk.get("native_vlan") is not None:
             problems.append(f"{want['name']}: native VLAN is {have_trunk.get('native_vlan')}, the model says {want_trunk['native_vlan']}")
+    return problems
+
+
+def _pending_port_channels(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[str]:
+    problems: list[str] = []
     lags = _by_name(gathered.get("lag_interfaces"))
     for want in intent_["lag_interfaces"]:
         have_members = {m.get("member"): m.get("mode") for m in (lags.get(want["name"]) or {}).get("members") or []}
@@ -348,3 +350,51 @@ def pending(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[str
             if key in want and have.get(key) != want[key]:
                 problems.append(f"{want['name']}: LACP {key.replace('_', '-')} is {have.get(key)!r}, the model says {want[key]!r}")
     return problems
+
+
+def pending(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[str]:
+    """Differences between what a switch reports (resource modules, state gathered) and its intent.
+
+    gathered: {vlans, interfaces, l2_interfaces, lag_interfaces, lacp_interfaces}, each the
+    `gathered` list of that module. Returns one sentence per difference; [] means the switch
+    carries everything the model gives it. Extra configuration the model does not own is not
+    reported.
+    """
+    return _pending_vlans(intent_, gathered) + _pending_interfaces(intent_, gathered) + _pending_port_channels(intent_, gathered)
+
+
+# The parts of the switch_nxos role's configuration, in the order it applies them.
+CONCERNS = ("features", "vlans", "qos", "interfaces", "port_channels", "vpc_domain", "vpc_members")
+
+
+def compare(intent_: Mapping[str, Any], gathered: Mapping[str, Any], running: str,
+            vpc_domain_commands: list[str] | None = None) -> dict[str, Any]:
+    """Everything that differs, by concern, and what each concern's tasks still have to do.
+
+    gathered: as for pending(); running: the running configuration (nxos_facts, subset config);
+    vpc_domain_commands: what nxos_vpc in check mode would send. Returns
+    {pending: {concern: [sentence or CLI line]}, features: [names to enable],
+    vpc_interfaces: [items of the intent whose vPC line is missing]}. A concern with nothing
+    pending is left alone, so adding one DGX touches its ports only.
+    """
+    missing_features = missing_lines("".join(f"feature {name}\n" for name in intent_["features"]), running)
+    features = [line.split(" ", 1)[1] for line in missing_features if line.startswith("feature ")]
+    vpc_interfaces = []
+    if intent_.get("vpc_interfaces"):
+        block = compare_config({"features": [], "vpc_interfaces": intent_["vpc_interfaces"]})
+        missing = missing_lines(block, running)
+        lacking = {missing[index] for index in range(len(missing) - 1)
+                   if missing[index].startswith("interface ") and not missing[index + 1].startswith("interface ")}
+        vpc_interfaces = [item for item in intent_["vpc_interfaces"] if f"interface port-channel{item['portchannel']}" in lacking]
+    qos_text = intent_["qos_config"] + intent_["port_config"]
+    pending_ = {
+        "features": [f"feature {name} is not enabled" for name in features],
+        "vlans": _pending_vlans(intent_, gathered),
+        "qos": missing_lines(qos_text, running) if qos_text else [],
+        "interfaces": _pending_interfaces(intent_, gathered),
+        "port_channels": _pending_port_channels(intent_, gathered),
+        "vpc_domain": list(vpc_domain_commands or []),
+        "vpc_members": [f"port-channel{item['portchannel']} is not "
+                        f"{'the vPC peer-link' if item.get('peer_link') else 'vPC ' + str(item['vpc'])}" for item in vpc_interfaces],
+    }
+    return {"pending": pending_, "features": features, "vpc_interfaces": vpc_interfaces}
