@@ -196,6 +196,26 @@ def test_helm_install_is_refused_before_any_change_on_an_old_server(site, cluste
     edit_trident(site, lambda t: t.update(install={"method": "preinstalled"}))
 
 
+def test_a_trident_version_change_the_install_method_cannot_make_is_refused_before_any_change(site, cluster):
+    """The lab's Trident is preinstalled and records TridentVersion 26.02.1, as an installed Trident does."""
+    recorded = cluster["custom"].list_namespaced_custom_object("trident.netapp.io", "v1", "trident", "tridentversions")
+    assert [item["trident_version"] for item in recorded["items"]] == ["26.02.1"]
+    before = cluster["storage"].list_storage_class().metadata.resource_version
+    for version, reason in (("25.10.0", "Trident 26.02.1 is installed and the model says 25.10.0: Trident does not support downgrades"),
+                            ("26.06.0", "the install method is preinstalled: the bundle does not change that Trident")):
+        edit_trident(site, lambda t, v=version: t.update(version=v))
+        result = layer(site, "trident.yml")
+        assert result.returncode != 0
+        assert reason in result.stdout, result.stdout[-3000:]
+        assert "Nothing has been changed on the cluster." in result.stdout
+        assert recap(result.stdout)["changed"] == 0
+        assert cluster["storage"].list_storage_class().metadata.resource_version == before
+    edit_trident(site, lambda t: t.update(version="26.02.1"))
+    result = layer(site, "trident.yml", "--check")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "Trident 26.02.1 is installed, as the model says" in result.stdout
+
+
 def test_verification_without_trident_s_controller_reports_what_it_cannot_check(site, cluster):
     # The lab's kubelets (lab/kubernetes/nodes.py) register every kube_node DGX, Ready with its GPUs.
     result = layer(site, "verify_kubernetes.yml", "-e", f"verify_kubernetes_report={site['tmp']}/bare.json")

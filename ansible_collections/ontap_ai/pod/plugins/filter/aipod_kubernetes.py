@@ -27,7 +27,7 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes
     kubeconfig_source,
     lifecycle_steps,
 )
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.trident import trident_plan
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.trident import trident_plan, version_step
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.verify import (
     judge_backends,
     judge_classes,
@@ -63,6 +63,12 @@ def aipod_deepops_steps(plan: Mapping, deployed: Any, current: Mapping) -> dict[
     if deployed is not None and not isinstance(deployed, Mapping):
         raise AnsibleFilterError("aipod_deepops_steps: the record of the last run must be a mapping or null")
     return lifecycle_steps(dict(plan), dict(deployed) if deployed else None, dict(current))
+
+
+def aipod_trident_version_step(installed: Any, wanted: Any, method: Any) -> dict[str, Any]:
+    if not isinstance(wanted, str) or not isinstance(method, str):
+        raise AnsibleFilterError("aipod_trident_version_step: expects the installed version (or null), the model's version and the install method")
+    return version_step(str(installed) if installed else None, wanted, method)
 
 
 def aipod_kubeconfig_source(model: Mapping) -> dict[str, Any]:
@@ -134,6 +140,7 @@ class FilterModule:
             "aipod_trident_plan": aipod_trident_plan,
             "aipod_deepops_plan": aipod_deepops_plan,
             "aipod_deepops_steps": aipod_deepops_steps,
+            "aipod_trident_version_step": aipod_trident_version_step,
             "aipod_kubeconfig_source": aipod_kubeconfig_source,
             "aipod_kube_node_cidrs": aipod_kube_node_cidrs,
             "aipod_storage_class_changes": aipod_storage_class_changes,

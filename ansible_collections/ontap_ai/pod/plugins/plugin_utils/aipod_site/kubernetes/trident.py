@@ -218,3 +218,75 @@ def trident_plan(model: dict) -> dict[str, Any]:
         "default_class": default_class,
         "snapshot_class": snapshot_class,
     }
+
+
+# Trident's releases since it moved to YY.MM numbering of three or four a year; a direct upgrade
+# may cross at most UPGRADE_WINDOW of them (NetApp's upgrade documentation). Releases after the
+# last one listed count by their month, at one release per RELEASE_MONTHS.
+RELEASES = ("23.01", "23.04", "23.07", "23.10", "24.02", "24.06", "24.10", "25.02", "25.06", "25.10",
+            "26.02", "26.06", "26.10")
+UPGRADE_WINDOW = 4
+RELEASE_MONTHS = 4
+# Coming from these releases or older, 26.10.0's node pods force-detach volumes in use: go to 26.10.1.
+AVOID = {"26.10.0": ("25.10", "26.10.1")}
+
+
+def _release(version: str) -> tuple[int, int, int] | None:
+    parts = str(version).strip().lstrip("v").split(".")
+    if len(parts) < 2 or not all(part.isdigit() for part in parts[:3]):
+        return None
+    major, minor = int(parts[0]), int(parts[1])
+    patch = int(parts[2]) if len(parts) > 2 else 0
+    return major, minor, patch
+
+
+def _releases_between(older: tuple[int, int, int], newer: tuple[int, int, int]) -> int:
+    old, new = f"{older[0]:02d}.{older[1]:02d}", f"{newer[0]:02d}.{newer[1]:02d}"
+    if old in RELEASES and new in RELEASES:
+        return RELEASES.index(new) - RELEASES.index(old)
+    months = (newer[0] - older[0]) * 12 + (newer[1] - older[1])
+    return -(-months // RELEASE_MONTHS)
+
+
+def _refuse(reason: str) -> dict[str, Any]:
+    return {"action": "refuse", "reason": reason}
+
+
+def version_step(installed: str | None, wanted: str, method: str) -> dict[str, Any]:
+    """What a change of trident.version means for the cluster, before anything is changed.
+
+    installed: the cluster's TridentVersion (trident_version), None when Trident is not installed.
+    Returns {action: install | none | upgrade | refuse, reason}. An upgrade goes the way Trident was
+    installed (helm upgrade of the operator chart, the operator manifests of the new release); a
+    preinstalled Trident is never changed by the bundle, so any other version there is refused.
+    """
+    want = _release(wanted)
+    if want is None:
+        return {"action": "refuse", "reason": f"trident.version {wanted!r} is not a Trident release number (YY.MM.patch)"}
+    if not installed:
+        if method == "preinstalled":
+            return {"action": "none", "reason": "install method preinstalled: the cluster's Trident is checked, not installed"}
+        return {"action": "install", "reason": f"Trident {wanted} is not installed yet"}
+    have = _release(installed)
+    if have is None:
+        return {"action": "refuse", "reason": f"the cluster's TridentVersion reports {installed!r}, which is not a release number"}
+    if have == want:
+        return {"action": "none", "reason": f"Trident {installed} is installed, as the model says"}
+    if want < have:
+        return _refuse(f"Trident {installed} is installed and the model says {wanted}: Trident does not support downgrades. "
+                       "Set trident.version back to the installed release, or restore the cluster from a backup taken "
+                       "before the upgrade.")
+    if method == "preinstalled":
+        return _refuse(f"Trident {installed} is installed and the model says {wanted}, but the install method is "
+                       "preinstalled: the bundle does not change that Trident. Upgrade it the way it was installed, "
+                       "then run again.")
+    avoid = AVOID.get(f"{want[0]:02d}.{want[1]:02d}.{want[2]}")
+    if avoid and have[:2] <= _release(avoid[0])[:2]:
+        return _refuse(f"coming from {installed}, upgrade to {avoid[1]}, not {wanted} (its node pods force-detach "
+                       "volumes in use)")
+    crossed = _releases_between(have, want)
+    if crossed > UPGRADE_WINDOW:
+        return _refuse(f"Trident {installed} -> {wanted} crosses {crossed} releases; a direct upgrade crosses at most "
+                       f"{UPGRADE_WINDOW}. Upgrade in steps (set trident.version to a release within the window first).")
+    how = {"helm": "helm upgrade of the operator chart", "operator_manifests": "the operator manifests of the new release"}
+    return {"action": "upgrade", "reason": f"Trident {installed} -> {wanted} through {how.get(method, method)}"}
