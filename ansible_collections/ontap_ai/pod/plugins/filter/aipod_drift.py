@@ -1,0 +1,42 @@
+"""Drift filters: each layer's comparison as differences per object, and one judgement of the pod (docs: aipod_drift*.yml)."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import drift
+
+
+def aipod_drift_items(data: Any, kind: str) -> list[dict]:
+    try:
+        return drift.items(kind, data)
+    except ValueError as error:
+        raise AnsibleFilterError(f"aipod_drift_items: {error}") from error
+
+
+def aipod_drift(hostvars: Any, layers: Any) -> dict:
+    if not isinstance(layers, Mapping) or not all(isinstance(spec, Mapping) and "var" in spec for spec in layers.values()):
+        raise AnsibleFilterError("aipod_drift: expected {layer: {hosts: [...], var: name}}")
+    gathered: dict[str, dict[str, Any]] = {}
+    for layer, spec in layers.items():
+        gathered[layer] = {host: (hostvars[host].get(spec["var"]) if host in hostvars else None) for host in spec.get("hosts") or []}
+    return drift.result(gathered)
+
+
+def aipod_drift_summary(outcome: Any, limit: int = 40) -> list[str]:
+    if not isinstance(outcome, Mapping) or "devices" not in outcome:
+        raise AnsibleFilterError("aipod_drift_summary: expected the result of aipod_drift")
+    return drift.summary_lines(outcome, int(limit))
+
+
+class FilterModule:
+    """Drift filters."""
+
+    def filters(self):
+        return {
+            "aipod_drift_items": aipod_drift_items,
+            "aipod_drift": aipod_drift,
+            "aipod_drift_summary": aipod_drift_summary,
+        }

@@ -1,0 +1,159 @@
+"""Drift: what differs between the pod's devices and the site model, per device and object.
+
+Each layer's own read-only comparison is the source (the same one its role makes before it
+changes anything): switch_nxos's comparison by concern, the ONTAP roles' plans, dgx_node's
+differences and Trident's pending objects. `items(kind, data)` turns one of them into
+[{object, difference}]; `result(layers)` judges every device together. Exit codes, as for
+verification: 0 nothing drifted, 1 something drifted, 2 a device could not be read (and nothing
+drifted on the others).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+KINDS = ("nxos", "ontap", "compute", "trident")
+# Concerns whose differences are configuration lines rather than sentences.
+_LINE_CONCERNS = {"qos": "QoS and per-port lines", "vpc_domain": "vPC domain"}
+
+
+def _sentence(sentence: str, default_object: str) -> dict[str, str]:
+    """'Ethernet1/2: mtu is ...' names its object before the colon; other sentences name it inside."""
+    head, sep, rest = sentence.partition(": ")
+    if sep and head and " " not in head.strip():
+        return {"object": head, "difference": rest}
+    return {"object": default_object, "difference": sentence}
+
+
+def _nxos(comparison: Mapping[str, Any]) -> list[dict[str, str]]:
+    found = []
+    for concern, entries in (comparison.get("pending") or {}).items():
+        if not entries:
+            continue
+        if concern in _LINE_CONCERNS:
+            found.append({"object": _LINE_CONCERNS[concern], "difference": "the running configuration lacks: " + " / ".join(entries)})
+        else:
+            found += [_sentence(str(entry), concern.replace("_", " ")) for entry in entries]
+    return found
+
+
+def _ontap(storage: Mapping[str, Any]) -> list[dict[str, str]]:
+    found = []
+    for area, plan in (storage.get("plans") or {}).items():
+        plan = plan or {}
+        found += [{"object": area, "difference": f"left to an operator: {error}"} for error in plan.get("errors") or []]
+        for kind, entries in plan.items():
+            # logins are what the account plan will try, not objects that differ
+            if kind in ("errors", "pending", "diff", "logins") or not isinstance(entries, list):
+                continue
+            for entry in entries:
+                if not isinstance(entry, Mapping):
+                    continue
+                action = entry.get("action") or "modify"
+                what = {"create": "absent", "delete": "present, the model no longer has it"}.get(action)
+                found.append({"object": f"{kind.replace('_', ' ')} {entry.get('key')}",
+                              "difference": what or _changes(entry.get("changes") or {})})
+    found += [{"object": f"trident account {account}", "difference": "does not log in with the vault password"}
+              for account in storage.get("trident_password_needed") or []]
+    return found
+
+
+def _changes(changes: Mapping[str, Any]) -> str:
+    """'mtu is 1500, the model says 9000; ...' from a plan item's {field: {before, after}}."""
+    parts = []
+    for field, change in sorted(changes.items()):
+        if isinstance(change, Mapping) and "after" in change:
+            parts.append(f"{field} is {change.get('before')!r}, the model says {change['after']!r}")
+        else:
+            parts.append(f"{field} differs")
+    return "; ".join(parts) or "differs"
+
+
+def _compute(differences: list) -> list[dict[str, Any]]:
+    # "...: not read" / "... not read: ..." is a part of the host dgx_host_facts could not read: not
+    # a difference, and the host is then not fully checked.
+    found = []
+    for sentence in map(str, differences):
+        item: dict[str, Any] = _sentence(sentence, "host")
+        if sentence.endswith(": not read") or " not read: " in sentence:
+            item["unread"] = True
+        found.append(item)
+    return found
+
+
+def _trident(pending: Mapping[str, Any]) -> list[dict[str, str]]:
+    return [{"object": f"{kind}/{name}", "difference": str(reason)}
+            for kind, objects in pending.items() for name, reason in (objects or {}).items()]
+
+
+def items(kind: str, data: Any) -> list[dict[str, str]]:
+    """One device's differences from the model as [{object, difference}]; [] when it matches.
+
+    kind: nxos (switch_nxos_comparison), ontap ({plans: {area: plan}, trident_password_needed}, the
+    storage layer's hand-off), compute
+    (dgx_node_pending, sentences) or trident (trident_pending, {kind: {name: reason}}).
+    """
+    readers = {"nxos": (_nxos, Mapping), "ontap": (_ontap, Mapping), "compute": (_compute, list), "trident": (_trident, Mapping)}
+    if kind not in readers:
+        raise ValueError(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
+    reader, expected = readers[kind]
+    if not isinstance(data, expected):
+        raise ValueError(f"{kind}: expected a {expected.__name__ if expected is list else 'dict'}, got {type(data).__name__}")
+    return reader(data)
+
+
+def result(layers: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Judge every device: layers[layer][device] is {items: [...]} when it was read, or
+    {reason: str} / None when it could not be (the device is then not checked). Items marked
+    unread are parts of a device that could not be read: with no difference beside them, the
+    device is not checked, and a drifted device keeps them as its reason."""
+    devices = []
+    for layer, by_device in layers.items():
+        for device, state in by_device.items():
+            if isinstance(state, Mapping) and isinstance(state.get("items"), list):
+                found = [dict(item) for item in state["items"] if not item.get("unread")]
+                unread = [f"{item['object']}: {item['difference']}" for item in state["items"] if item.get("unread")]
+                status = "drifted" if found else "not_checked" if unread else "clean"
+                entry = {"layer": layer, "device": device, "status": status, "differences": found}
+                if unread:
+                    entry["reason"] = "; ".join(unread)
+                devices.append(entry)
+            else:
+                reason = (state or {}).get("reason") if isinstance(state, Mapping) else None
+                devices.append({"layer": layer, "device": device, "status": "not_checked", "differences": [],
+                                "reason": reason or "not read in this run (its layer was not selected, or it stopped before its comparison)"})
+    counts = {status: sum(1 for d in devices if d["status"] == status) for status in ("drifted", "clean", "not_checked")}
+    exit_code = 1 if counts["drifted"] else 2 if counts["not_checked"] else 0
+    return {"exit_code": exit_code, "status": {0: "clean", 1: "drifted", 2: "incomplete"}[exit_code],
+            "counts": counts, "differences": sum(len(d["differences"]) for d in devices), "devices": devices,
+            "title": "Drift from the site model", "markdown": markdown(devices, exit_code, counts)}
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "/").replace("\n", " ")
+
+
+def markdown(devices: list[dict], exit_code: int, counts: Mapping[str, int]) -> str:
+    verdict = {0: "nothing drifted", 1: "**drifted**", 2: "**incomplete** (some devices could not be read)"}[exit_code]
+    lines = [f"Result: {verdict} (exit code {exit_code}); {counts['drifted']} drifted, {counts['clean']} clean, "
+             f"{counts['not_checked']} not checked.", ""]
+    rows = [(d["layer"], d["device"], item["object"], item["difference"]) for d in devices for item in d["differences"]]
+    rows += [(d["layer"], d["device"], "-", f"not checked: {d['reason']}") for d in devices if d["status"] == "not_checked"]
+    if rows:
+        lines += ["| layer | device | object | difference |", "|---|---|---|---|"]
+        lines += [f"| {' | '.join(_cell(cell) for cell in row)} |" for row in rows]
+    return "\n".join(lines)
+
+
+def summary_lines(outcome: Mapping[str, Any], limit: int = 40) -> list[str]:
+    """What the run prints: the verdict, then one line per difference (at most limit)."""
+    counts = outcome["counts"]
+    lines = [f"drift: {outcome['status']} - {counts['drifted']} device(s) drifted, {counts['clean']} clean, "
+             f"{counts['not_checked']} not checked; {outcome['differences']} difference(s)"]
+    details = [f"{d['layer']} {d['device']}: {item['object']}: {item['difference']}"
+               for d in outcome["devices"] for item in d["differences"]]
+    details += [f"{d['layer']} {d['device']}: not checked: {d['reason']}" for d in outcome["devices"] if d["status"] == "not_checked"]
+    lines += details[:limit]
+    if len(details) > limit:
+        lines.append(f"... and {len(details) - limit} more in the run report")
+    return lines

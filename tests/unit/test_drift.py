@@ -1,0 +1,103 @@
+"""Drift per device and object from each layer's own comparison, and the pod's verdict."""
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import drift
+
+
+def nxos_comparison(**pending):
+    base = {concern: [] for concern in ("features", "vlans", "qos", "interfaces", "port_channels", "vpc_domain", "vpc_members")}
+    base.update(pending)
+    return {"pending": base, "features": [], "vpc_interfaces": []}
+
+
+def test_a_matching_device_has_no_items():
+    assert drift.items("nxos", nxos_comparison()) == []
+    assert drift.items("ontap", {"plans": {"svms": {"svms": [], "errors": [], "pending": 0}}, "trident_password_needed": []}) == []
+    assert drift.items("compute", []) == []
+    assert drift.items("trident", {}) == []
+
+
+def test_switch_sentences_name_their_port_and_lines_are_grouped():
+    found = drift.items("nxos", nxos_comparison(
+        interfaces=["Ethernet1/2: mtu is '1500', the model says '9216'"],
+        vlans=["VLAN 3112 is missing"],
+        qos=["interface Ethernet1/2", "priority-flow-control mode on"],
+        vpc_members=["port-channel11 is not vPC 11"]))
+    assert {"object": "Ethernet1/2", "difference": "mtu is '1500', the model says '9216'"} in found
+    assert {"object": "vlans", "difference": "VLAN 3112 is missing"} in found
+    assert {"object": "QoS and per-port lines",
+            "difference": "the running configuration lacks: interface Ethernet1/2 / priority-flow-control mode on"} in found
+    assert {"object": "vpc members", "difference": "port-channel11 is not vPC 11"} in found
+    assert len(found) == 4
+
+
+def test_storage_items_say_what_differs_before_and_after():
+    plans = {"exports": {"rules": [{"key": "aipod-dgx:1", "action": "modify",
+                                    "changes": {"clients": {"before": ["0.0.0.0/0"], "after": ["172.31.251.0/24"]}}}],
+                         "errors": [], "pending": 1},
+             "svms": {"svms": [{"key": "lab-data", "action": "create", "changes": {}}], "errors": ["same-named FlexVol"]}}
+    found = drift.items("ontap", {"plans": plans, "trident_password_needed": ["lab-data"]})
+    assert {"object": "rules aipod-dgx:1",
+            "difference": "clients is ['0.0.0.0/0'], the model says ['172.31.251.0/24']"} in found
+    assert {"object": "svms lab-data", "difference": "absent"} in found
+    assert {"object": "svms", "difference": "left to an operator: same-named FlexVol"} in found
+    assert {"object": "trident account lab-data", "difference": "does not log in with the vault password"} in found
+
+
+def test_compute_and_trident_items():
+    assert drift.items("compute", ["mount /mnt/data: options differ", "package nfs-common is not installed"]) == [
+        {"object": "host", "difference": "mount /mnt/data: options differ"},
+        {"object": "host", "difference": "package nfs-common is not installed"}]
+    assert drift.items("trident", {"StorageClass": {"ontap-flexgroup": "mountOptions differ"}}) == [
+        {"object": "StorageClass/ontap-flexgroup", "difference": "mountOptions differ"}]
+
+
+def test_wrong_input_is_refused():
+    with pytest.raises(ValueError, match="unknown kind"):
+        drift.items("junos", {})
+    with pytest.raises(ValueError, match="compute: expected a list"):
+        drift.items("compute", {"a": 1})
+
+
+def test_the_verdict_drifted_beats_incomplete_beats_clean():
+    clean = {"switches": {"sw-a": {"items": []}}, "compute": {"dgx01": {"items": []}}}
+    assert drift.result(clean)["exit_code"] == 0 and drift.result(clean)["status"] == "clean"
+    unread = {**clean, "storage": {"cluster1": None}}
+    outcome = drift.result(unread)
+    assert (outcome["exit_code"], outcome["counts"]) == (2, {"drifted": 0, "clean": 2, "not_checked": 1})
+    assert "not read" in outcome["devices"][-1]["reason"]
+    drifted = {**unread, "compute": {"dgx01": {"items": [{"object": "host", "difference": "x"}]}}}
+    outcome = drift.result(drifted)
+    assert outcome["exit_code"] == 1 and outcome["differences"] == 1
+    assert "| compute | dgx01 | host | x |" in outcome["markdown"]
+    assert "| storage | cluster1 | - | not checked:" in outcome["markdown"]
+
+
+def test_a_device_this_release_cannot_read_says_why():
+    outcome = drift.result({"switches": {"sn4600-a": {"reason": "reading back an NVUE switch is not in this release"}}})
+    assert outcome["exit_code"] == 2
+    assert outcome["devices"][0]["reason"] == "reading back an NVUE switch is not in this release"
+
+
+def test_table_cells_cannot_break_the_markdown():
+    outcome = drift.result({"compute": {"dgx01": {"items": [{"object": "a|b", "difference": "line1\nline2 | x"}]}}})
+    assert "| compute | dgx01 | a/b | line1 line2 / x |" in outcome["markdown"]
+
+
+def test_summary_is_capped():
+    many = {"compute": {"dgx01": {"items": [{"object": "host", "difference": str(n)} for n in range(50)]}}}
+    lines = drift.summary_lines(drift.result(many), limit=10)
+    assert lines[0].startswith("drift: drifted - 1 device(s) drifted")
+    assert len(lines) == 12 and lines[-1] == "... and 40 more in the run report"
+
+
+def test_a_part_of_a_host_that_could_not_be_read_is_not_a_difference():
+    items = drift.items("compute", ["kernel parameters not read: net.core.rmem_max", "aipod-roce-qos.service: not read"])
+    assert all(item.get("unread") for item in items)
+    outcome = drift.result({"compute": {"dgx01": {"items": items}}})
+    assert outcome["exit_code"] == 2 and outcome["devices"][0]["status"] == "not_checked"
+    assert "aipod-roce-qos.service: not read" in outcome["devices"][0]["reason"]
+    mixed = drift.result({"compute": {"dgx01": {"items": items + drift.items("compute", ["package x is not installed"])}}})
+    assert mixed["exit_code"] == 1 and mixed["differences"] == 1
