@@ -82,6 +82,7 @@ LIFECYCLE_PLAYBOOK = """\
       vars:
         call: {playbook: NAME, limit: "{{ ansible_limit | default('') }}", hosts: "{{ ansible_play_hosts_all }}",
                node: "{{ node | default('') }}", skip_confirmation: "{{ skip_confirmation | default('') }}",
+               reset_nodes: "{{ reset_nodes | default('') }}", allow_ungraceful_removal: "{{ allow_ungraceful_removal | default('') }}",
                serial: "{{ serial | default('') }}"}
       delegate_to: localhost
       run_once: true
@@ -253,17 +254,21 @@ def test_add_remove_and_upgrade_take_kubespray_s_own_paths(tmp_path):
     assert (tmp_path / "work" / tree / "stand-in-runs").read_text().count("run") == 1  # the cluster playbook ran once
     assert run_role(tmp_path, release, *added).stdout.count("DeepOps is up to date") == 1
 
+    # dgx02 leaves drained and reset; dgx03 is dead (the operator says so for this run).
     decommissioned = inventory_edit(tmp_path, "decommissioned", """\
         all:
           children:
-            decommission: {hosts: {dgx02: }}
+            decommission: {hosts: {dgx02: , dgx03: }}
         """)
-    shrunk = run_role(tmp_path, release, *added, *decommissioned)
+    shrunk = run_role(tmp_path, release, *added, *decommissioned, "-e", '{"deepops_cluster_remove_unreachable": ["dgx03"]}')
     assert shrunk.returncode == 0, shrunk.stdout[-5000:]
-    remove = calls(tmp_path, tree)[-1]
-    assert (remove["playbook"], remove["node"], str(remove["skip_confirmation"]).lower()) == ("remove-node.yml", "dgx02", "true")
+    remove, remove_dead = calls(tmp_path, tree)[-2:]
+    # Booleans arrive as booleans (JSON extra vars), which Kubespray's conditionals need under ansible-core 2.19.
+    assert (remove["playbook"], remove["node"], remove["skip_confirmation"], remove["reset_nodes"]) == ("remove-node.yml", "dgx02", True, "")
+    assert (remove_dead["playbook"], remove_dead["node"], remove_dead["skip_confirmation"], remove_dead["reset_nodes"],
+            remove_dead["allow_ungraceful_removal"]) == ("remove-node.yml", "dgx03", True, False, True)
     record = json.loads((tmp_path / "work" / "deployed-aipod-sample.json").read_text())
-    assert record["workers"] == ["dgx01", "dgx03", "dgx04", "dgx05"]
+    assert record["workers"] == ["dgx01", "dgx04", "dgx05"]
 
     (tmp_path / "newer").mkdir()
     newer = make_release(tmp_path / "newer", "2.18.0", "2.19.0", version="26.10", kubespray_version="v2.32.0")

@@ -1,6 +1,8 @@
 """aipod_deepops_steps: each change of a deployed cluster takes Kubespray's own path, and only that path."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.deepops import lifecycle_steps, upgrade_refusal
@@ -35,7 +37,7 @@ def test_a_new_worker_joins_with_scale_limited_to_it_after_facts_of_every_host()
 def test_a_decommissioned_worker_leaves_with_remove_node_and_stays_gone():
     plan = {**PLAN, "decommission": ["dgx02"]}
     result = lifecycle_steps(plan, DEPLOYED, CURRENT)
-    assert playbooks(result) == [("submodules/kubespray/remove-node.yml", ["-e", "node=dgx02", "-e", "skip_confirmation=true"])]
+    assert playbooks(result) == [("submodules/kubespray/remove-node.yml", ["-e", "node=dgx02", "-e", '{"skip_confirmation": true}'])]
     assert result["workers_after"] == ["dgx01", "dgx03"]
     assert lifecycle_steps(plan, {**DEPLOYED, "workers": result["workers_after"]}, CURRENT)["steps"] == []
 
@@ -80,4 +82,20 @@ def test_a_decommission_that_meets_another_change_waits_for_the_next_run_and_is_
     assert playbooks(first) == [("playbooks/k8s-cluster.yml", [])]
     assert "dgx02" in first["workers_after"]  # still in the cluster: the record keeps it
     second = lifecycle_steps(plan, {**DEPLOYED, "config": "c2", "workers": first["workers_after"]}, {**CURRENT, "config": "c2"})
-    assert playbooks(second) == [("submodules/kubespray/remove-node.yml", ["-e", "node=dgx02", "-e", "skip_confirmation=true"])]
+    assert playbooks(second) == [("submodules/kubespray/remove-node.yml", ["-e", "node=dgx02", "-e", '{"skip_confirmation": true}'])]
+
+
+def test_a_dead_decommissioned_worker_is_removed_without_drain_or_reset():
+    plan = {**PLAN, "decommission": ["dgx02", "dgx03"]}
+    result = lifecycle_steps(plan, DEPLOYED, {**CURRENT, "unreachable": ["dgx03"]})
+    assert playbooks(result) == [
+        ("submodules/kubespray/remove-node.yml", ["-e", "node=dgx02", "-e", '{"skip_confirmation": true}']),
+        ("submodules/kubespray/remove-node.yml",
+         ["-e", "node=dgx03", "-e", '{"skip_confirmation": true, "reset_nodes": false, "allow_ungraceful_removal": true}'])]
+    assert all(json.loads(step["args"][-1])["skip_confirmation"] is True for step in result["steps"])
+    assert "not reachable: dgx03" in result["steps"][1]["reason"]
+
+
+def test_only_a_host_being_decommissioned_may_be_removed_as_dead():
+    result = lifecycle_steps(PLAN, DEPLOYED, {**CURRENT, "unreachable": ["dgx01"]})
+    assert result["steps"] == [] and "dgx01 in deepops_cluster_remove_unreachable is not in the group decommission" in result["refused"]

@@ -137,8 +137,10 @@ def lifecycle_steps(plan: dict, deployed: dict | None, current: dict) -> dict[st
 
     plan: deepops_plan (workers, control_plane, hosts, decommission); deployed: the record of the last
     successful run ({deepops, kubespray, config, control_plane, workers, hosts}) or None; current:
-    {deepops, kubespray, config, serial, cluster_playbook} of this run (config: the fingerprint of the
-    generated group_vars; serial: Kubespray's upgrade batch; cluster_playbook: DeepOps' cluster playbook).
+    {deepops, kubespray, config, serial, cluster_playbook, unreachable} of this run (config: the
+    fingerprint of the generated group_vars; serial: Kubespray's upgrade batch; cluster_playbook:
+    DeepOps' cluster playbook; unreachable: decommissioned hosts that are dead, removed without a
+    drain or reset).
     Returns {steps: [{playbook, args, reason}], refused: reason or '', workers_after}.
 
     Kubespray's own paths, as DeepOps documents them: the cluster playbook for a first deployment and
@@ -148,6 +150,12 @@ def lifecycle_steps(plan: dict, deployed: dict | None, current: dict) -> dict[st
     """
     decommission = list(plan.get("decommission") or [])
     workers = [h for h in plan.get("workers") or [] if h not in decommission]
+    unreachable = list(current.get("unreachable") or [])
+    strangers = [h for h in unreachable if h not in decommission]
+    if strangers:
+        return {"steps": [], "workers_after": workers, "refused": (
+            f"{', '.join(strangers)} in deepops_cluster_remove_unreachable {'is' if len(strangers) == 1 else 'are'} not in the "
+            "group decommission: only a host being decommissioned is removed without a drain or reset")}
     addresses = {h["name"]: h.get("ip") for h in plan.get("hosts") or []}
     had = list((deployed or {}).get("workers") or [])
     # A decommissioned worker stays in the record until remove-node.yml has run for it: a run that
@@ -181,10 +189,19 @@ def lifecycle_steps(plan: dict, deployed: dict | None, current: dict) -> dict[st
     removed = still_there
     added = [h for h in workers if h not in had]
     result["workers_after"] = workers
-    if removed:
+    # Booleans as JSON: under ansible-core 2.19 Kubespray's conditionals refuse the string "true".
+    live = [h for h in removed if h not in unreachable]
+    dead = [h for h in removed if h in unreachable]
+    if live:
         result["steps"].append({"playbook": f"{KUBESPRAY_DIR}/remove-node.yml",
-                                "args": ["-e", f"node={','.join(removed)}", "-e", "skip_confirmation=true"],
-                                "reason": f"decommissioned: {', '.join(removed)} (drained, reset and deleted by Kubespray)"})
+                                "args": ["-e", f"node={','.join(live)}", "-e", '{"skip_confirmation": true}'],
+                                "reason": f"decommissioned: {', '.join(live)} (drained, reset and deleted by Kubespray)"})
+    if dead:
+        result["steps"].append({"playbook": f"{KUBESPRAY_DIR}/remove-node.yml",
+                                "args": ["-e", f"node={','.join(dead)}",
+                                         "-e", '{"skip_confirmation": true, "reset_nodes": false, "allow_ungraceful_removal": true}'],
+                                "reason": f"decommissioned and not reachable: {', '.join(dead)} (deleted from the cluster "
+                                          "without a drain or reset, as Kubespray documents for a dead node)"})
     if added:
         result["steps"].append({"playbook": f"{KUBESPRAY_DIR}/playbooks/facts.yml", "args": [],
                                 "reason": "facts of every host, which scale.yml limited to the new nodes needs"})
