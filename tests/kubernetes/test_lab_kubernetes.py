@@ -201,7 +201,8 @@ def test_a_trident_version_change_the_install_method_cannot_make_is_refused_befo
     recorded = cluster["custom"].list_namespaced_custom_object("trident.netapp.io", "v1", "trident", "tridentversions")
     assert [item["trident_version"] for item in recorded["items"]] == ["26.02.1"]
     before = cluster["storage"].list_storage_class().metadata.resource_version
-    for version, reason in (("25.10.0", "Trident 26.02.1 is installed and the model says 25.10.0: Trident does not support downgrades"),
+    # Preinstalled: any other release is refused, older or newer (downgrades and jumps: tests/unit/test_trident_version_step.py).
+    for version, reason in (("25.10.0", "Trident 26.02.1 is installed and the model says 25.10.0, but the install method is preinstalled"),
                             ("26.06.0", "the install method is preinstalled: the bundle does not change that Trident")):
         edit_trident(site, lambda t, v=version: t.update(version=v))
         result = layer(site, "trident.yml")

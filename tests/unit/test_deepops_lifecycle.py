@@ -85,15 +85,24 @@ def test_a_decommission_that_meets_another_change_waits_for_the_next_run_and_is_
     assert playbooks(second) == [("submodules/kubespray/remove-node.yml", ["-e", "node=dgx02", "-e", '{"skip_confirmation": true}'])]
 
 
-def test_a_dead_decommissioned_worker_is_removed_without_drain_or_reset():
-    plan = {**PLAN, "decommission": ["dgx02", "dgx03"]}
+def test_a_dead_decommissioned_worker_leaves_first_and_alone():
+    """Kubespray gathers facts from every host, and a dead one fails that: nothing else runs with it."""
+    plan = {**PLAN, "decommission": ["dgx02", "dgx03"], "workers": [*PLAN["workers"], "dgx04"],
+            "hosts": [*PLAN["hosts"], {"name": "dgx04", "ip": "10.0.0.14"}]}
     result = lifecycle_steps(plan, DEPLOYED, {**CURRENT, "unreachable": ["dgx03"]})
     assert playbooks(result) == [
-        ("submodules/kubespray/remove-node.yml", ["-e", "node=dgx02", "-e", '{"skip_confirmation": true}']),
         ("submodules/kubespray/remove-node.yml",
          ["-e", "node=dgx03", "-e", '{"skip_confirmation": true, "reset_nodes": false, "allow_ungraceful_removal": true}'])]
-    assert all(json.loads(step["args"][-1])["skip_confirmation"] is True for step in result["steps"])
-    assert "not reachable: dgx03" in result["steps"][1]["reason"]
+    assert json.loads(result["steps"][0]["args"][-1])["skip_confirmation"] is True
+    assert "not reachable: dgx03" in result["steps"][0]["reason"] and "waits for the next run" in result["steps"][0]["reason"]
+    assert result["workers_after"] == ["dgx01", "dgx02"]
+    # Even before an upgrade, which would run on every host.
+    upgrade = lifecycle_steps(plan, DEPLOYED, {**CURRENT, "kubespray": "v2.32.0", "deepops": "26.10", "unreachable": ["dgx03"]})
+    assert [step["playbook"] for step in upgrade["steps"]] == ["submodules/kubespray/remove-node.yml"]
+    # The next run: dgx03 is gone from the record, dgx02 leaves drained and reset, dgx04 joins.
+    after = {**DEPLOYED, "workers": ["dgx01", "dgx02"]}
+    assert [step["playbook"] for step in lifecycle_steps(plan, after, CURRENT)["steps"]] == [
+        "submodules/kubespray/remove-node.yml", "submodules/kubespray/playbooks/facts.yml", "submodules/kubespray/scale.yml"]
 
 
 def test_only_a_host_being_decommissioned_may_be_removed_as_dead():

@@ -128,3 +128,11 @@ def test_decommission_names_workers_only(site):
         ("error", "dangling-reference", "dgx09 in decommission is not a kube_node host")]
     site.groups["decommission"] = list(site.groups["kube_node"])
     assert findings(site, kubernetes.kubernetes) == [("warning", "kubernetes", "every Kubernetes worker is being decommissioned")]
+
+
+def test_helm_chart_must_install_the_model_s_trident_release(site):
+    site.model["trident"]["install"]["chart_version"] = "100.2510.0"
+    assert findings(site, trident.trident) == [
+        ("error", "trident", "chart 100.2510.0 does not install Trident 26.02.1")]
+    site.model["trident"]["install"]["chart_version"] = "100.2602.1"
+    assert findings(site, trident.trident) == []

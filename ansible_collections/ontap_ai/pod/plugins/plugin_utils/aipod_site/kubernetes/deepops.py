@@ -163,6 +163,19 @@ def lifecycle_steps(plan: dict, deployed: dict | None, current: dict) -> dict[st
     still_there = [h for h in decommission if h in had]
     result: dict[str, Any] = {"steps": [], "refused": "", "workers_after": workers + still_there}
     cluster = {"playbook": current.get("cluster_playbook") or "playbooks/k8s-cluster.yml", "args": []}
+    # A dead host fails every Kubespray playbook that gathers facts from it (any_errors_fatal): it
+    # leaves first and alone, and whatever else is pending waits for the next run, by which time
+    # the operator has taken it out of the inventory (docs/day2.md).
+    dead = [h for h in still_there if h in unreachable]
+    if deployed and dead:
+        result["steps"] = [{"playbook": f"{KUBESPRAY_DIR}/remove-node.yml",
+                            "args": ["-e", f"node={','.join(dead)}",
+                                     "-e", '{"skip_confirmation": true, "reset_nodes": false, "allow_ungraceful_removal": true}'],
+                            "reason": f"decommissioned and not reachable: {', '.join(dead)} (deleted from the cluster without "
+                                      "a drain or reset, as Kubespray documents for a dead node; anything else waits for "
+                                      "the next run, once it has left the inventory)"}]
+        result["workers_after"] = [h for h in had if h not in dead]
+        return result
     if not deployed:
         result["steps"] = [{**cluster, "reason": "it has not run successfully here yet"}]
         return result
@@ -190,18 +203,10 @@ def lifecycle_steps(plan: dict, deployed: dict | None, current: dict) -> dict[st
     added = [h for h in workers if h not in had]
     result["workers_after"] = workers
     # Booleans as JSON: under ansible-core 2.19 Kubespray's conditionals refuse the string "true".
-    live = [h for h in removed if h not in unreachable]
-    dead = [h for h in removed if h in unreachable]
-    if live:
+    if removed:
         result["steps"].append({"playbook": f"{KUBESPRAY_DIR}/remove-node.yml",
-                                "args": ["-e", f"node={','.join(live)}", "-e", '{"skip_confirmation": true}'],
-                                "reason": f"decommissioned: {', '.join(live)} (drained, reset and deleted by Kubespray)"})
-    if dead:
-        result["steps"].append({"playbook": f"{KUBESPRAY_DIR}/remove-node.yml",
-                                "args": ["-e", f"node={','.join(dead)}",
-                                         "-e", '{"skip_confirmation": true, "reset_nodes": false, "allow_ungraceful_removal": true}'],
-                                "reason": f"decommissioned and not reachable: {', '.join(dead)} (deleted from the cluster "
-                                          "without a drain or reset, as Kubespray documents for a dead node)"})
+                                "args": ["-e", f"node={','.join(removed)}", "-e", '{"skip_confirmation": true}'],
+                                "reason": f"decommissioned: {', '.join(removed)} (drained, reset and deleted by Kubespray)"})
     if added:
         result["steps"].append({"playbook": f"{KUBESPRAY_DIR}/playbooks/facts.yml", "args": [],
                                 "reason": "facts of every host, which scale.yml limited to the new nodes needs"})

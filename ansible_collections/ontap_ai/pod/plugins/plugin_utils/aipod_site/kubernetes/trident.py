@@ -4,6 +4,7 @@ Defensive on malformed models, like ..model.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .. import model as m
@@ -220,11 +221,11 @@ def trident_plan(model: dict) -> dict[str, Any]:
     }
 
 
-# Trident's releases since it moved to YY.MM numbering of three or four a year; a direct upgrade
+# Trident's releases, quarterly until 23.10 and three a year since; a direct upgrade
 # may cross at most UPGRADE_WINDOW of them (NetApp's upgrade documentation). Releases after the
 # last one listed count by their month, at one release per RELEASE_MONTHS.
-RELEASES = ("23.01", "23.04", "23.07", "23.10", "24.02", "24.06", "24.10", "25.02", "25.06", "25.10",
-            "26.02", "26.06", "26.10")
+RELEASES = tuple(f"{year}.{month:02d}" for year in range(19, 23) for month in (1, 4, 7, 10)) + (
+    "23.01", "23.04", "23.07", "23.10", "24.02", "24.06", "24.10", "25.02", "25.06", "25.10", "26.02", "26.06", "26.10")
 UPGRADE_WINDOW = 4
 RELEASE_MONTHS = 4
 # Coming from these releases or older, 26.10.0's node pods force-detach volumes in use: go to 26.10.1.
@@ -232,7 +233,8 @@ AVOID = {"26.10.0": ("25.10", "26.10.1")}
 
 
 def _release(version: str) -> tuple[int, int, int] | None:
-    parts = str(version).strip().lstrip("v").split(".")
+    # A build other than a stable one reports e.g. 26.10.0-rc.1+abc: its release is 26.10.0.
+    parts = re.split(r"[-+]", str(version).strip().lstrip("v"), maxsplit=1)[0].split(".")
     if len(parts) < 2 or not all(part.isdigit() for part in parts[:3]):
         return None
     major, minor = int(parts[0]), int(parts[1])
@@ -272,14 +274,14 @@ def version_step(installed: str | None, wanted: str, method: str) -> dict[str, A
         return {"action": "refuse", "reason": f"the cluster's TridentVersion reports {installed!r}, which is not a release number"}
     if have == want:
         return {"action": "none", "reason": f"Trident {installed} is installed, as the model says"}
+    if method == "preinstalled":
+        return _refuse(f"Trident {installed} is installed and the model says {wanted}, but the install method is "
+                       "preinstalled: the bundle does not change that Trident. Set trident.version to the installed "
+                       "release, or upgrade it the way it was installed and then run again.")
     if want < have:
         return _refuse(f"Trident {installed} is installed and the model says {wanted}: Trident does not support downgrades. "
                        "Set trident.version back to the installed release, or restore the cluster from a backup taken "
                        "before the upgrade.")
-    if method == "preinstalled":
-        return _refuse(f"Trident {installed} is installed and the model says {wanted}, but the install method is "
-                       "preinstalled: the bundle does not change that Trident. Upgrade it the way it was installed, "
-                       "then run again.")
     avoid = AVOID.get(f"{want[0]:02d}.{want[1]:02d}.{want[2]}")
     if avoid and have[:2] <= _release(avoid[0])[:2]:
         return _refuse(f"coming from {installed}, upgrade to {avoid[1]}, not {wanted} (its node pods force-detach "
@@ -290,3 +292,9 @@ def version_step(installed: str | None, wanted: str, method: str) -> dict[str, A
                        f"{UPGRADE_WINDOW}. Upgrade in steps (set trident.version to a release within the window first).")
     how = {"helm": "helm upgrade of the operator chart", "operator_manifests": "the operator manifests of the new release"}
     return {"action": "upgrade", "reason": f"Trident {installed} -> {wanted} through {how.get(method, method)}"}
+
+
+def chart_version_of(version: Any) -> str | None:
+    """The trident-operator chart version of a Trident release: 26.02.1 -> 100.2602.1 (None when not a release)."""
+    release = _release(str(version)) if isinstance(version, str) else None
+    return f"100.{release[0]:02d}{release[1]:02d}.{release[2]}" if release else None

@@ -5,7 +5,7 @@ import re
 
 from .. import model as m
 from ..kubernetes.deepops import kube_node_cidrs
-from ..kubernetes.trident import ANF_DRIVER
+from ..kubernetes.trident import ANF_DRIVER, chart_version_of
 from .context import Context
 
 MOUNT_OPTION = re.compile(r"^[a-z_][a-z0-9_]*(=[A-Za-z0-9_.:/-]+)?$")
@@ -19,6 +19,13 @@ def trident(ctx: Context) -> None:
         for key in ("chart_repo", "chart_version"):
             if key not in install:
                 ctx.error("trident", ("trident", "install"), f"helm install needs {key}", f"add trident.install.{key}")
+        # The chart installs what the upgrade check compares: they must name the same release.
+        wanted = chart_version_of(trident_model.get("version"))
+        if wanted and isinstance(install.get("chart_version"), str) and install["chart_version"] != wanted:
+            ctx.error("trident", ("trident", "install", "chart_version"),
+                      f"chart {install['chart_version']} does not install Trident {trident_model.get('version')}",
+                      f"set trident.install.chart_version to {wanted} (the trident-operator chart of that release), "
+                      "or trident.version to the chart's release")
     if install.get("method") == "operator_manifests" and "manifests_url" not in install:
         ctx.error("trident", ("trident", "install"), "operator_manifests install needs manifests_url", "add trident.install.manifests_url (a mirror URL)")
     backends: dict[str, int] = {}
