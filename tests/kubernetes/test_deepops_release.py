@@ -291,3 +291,11 @@ def test_add_remove_and_upgrade_take_kubespray_s_own_paths(tmp_path):
     assert "Kubespray v2.32.0 -> v2.34.0 skips minor releases" in refused.stdout
     assert "Nothing has been fetched or run" in refused.stdout
     assert not (tmp_path / "work" / "deepops-27.07-kubespray-v2.34.0").exists()
+
+
+def test_a_rerun_with_a_dead_host_to_remove_is_refused(tmp_path):
+    release = make_release(tmp_path, "2.18.0", "2.19.0")
+    result = run_role(tmp_path, release, "-e", '{"deepops_cluster_rerun": true, "deepops_cluster_remove_unreachable": ["dgx03"]}')
+    assert result.returncode != 0
+    assert "deepops_cluster_rerun runs the cluster playbook on every host, which fails on the dead host(s)" in result.stdout
+    assert not (tmp_path / "work" / "deepops-26.07-kubespray-v2.31.0" / "stand-in-runs").exists()
