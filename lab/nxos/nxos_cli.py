@@ -433,7 +433,8 @@ class Session:
         (r"switchport mode (?P<value>access|trunk)", "mode"),
         (r"switchport access vlan (?P<value>\d+)", "access_vlan"),
         (r"switchport trunk native vlan (?P<value>\d+)", "native_vlan"),
-        (r"switchport trunk allowed vlan (?P<op>add |remove |except )?(?P<value>\S+)", "allowed_vlans"),
+        # `no switchport trunk allowed vlan` (no list) is how cisco.nxos resets a trunk's list
+        (r"switchport trunk allowed vlan(?: (?P<op>add |remove |except )?(?P<value>\S+))?", "allowed_vlans"),
         (r"spanning-tree port type (?P<value>edge trunk|edge|network|normal)", "stp_port_type"),
         (r"priority-flow-control mode (?P<value>on|off|auto)", "pfc_mode"),
         (r"mtu (?P<value>\d+)", "mtu"),
@@ -494,6 +495,8 @@ class Session:
             settings["mode"] = "access" if negate else value
         elif key == "allowed_vlans":
             op = (groups.get("op") or "").strip()
+            if value is None and not negate:
+                raise CliError(INCOMPLETE)
             if negate:
                 settings[key] = ALL_VLANS
             elif value in ("all",) and not op:

@@ -124,3 +124,30 @@ def test_copy_running_config_saves_the_startup_config(cli):
     assert "vlan 1,77" not in cli("show startup-config")
     assert cli("copy running-config startup-config").endswith("Copy complete.")
     assert "vlan 1,77" in cli("show startup-config")
+
+
+def test_release_commands_take_a_dgx_port_and_its_vpc_port_channel_to_unused(cli):
+    """The commands switch_nxos computes for a decommissioned DGX, as the switch takes them."""
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import nxos
+
+    cli("configure terminal", "feature lacp", "feature vpc", "vlan 3000", "vlan 3111",
+        "interface Ethernet1/2", "switchport access vlan 3111", "spanning-tree port type edge", "mtu 9216",
+        "priority-flow-control mode on", "description dgx02 enp225s0f0", "no shutdown",
+        "interface Ethernet1/6", "switchport mode trunk", "switchport trunk allowed vlan 3000", "mtu 9216",
+        "description dgx02 enp1s0f0 (bond0)", "channel-group 102 mode active", "lacp rate fast", "no shutdown",
+        "interface port-channel102", "vpc 102", "end")
+    released = {"ports": [{"name": "Ethernet1/2"}, {"name": "Ethernet1/6"}], "port_channels": [{"name": "port-channel102"}]}
+    items = nxos.release(released, cli("show running-config"))
+    assert items
+    cli("configure terminal")
+    for item in items:
+        for line in item["parents"] + item["lines"]:
+            assert cli(line) == "", line
+    cli("end")
+    running = cli("show running-config")
+    assert "interface port-channel102" not in running
+    for port in ("Ethernet1/2", "Ethernet1/6"):
+        assert interface_block(cli, port).splitlines() == [f"interface {port}", "  description unused"]
+    # The role asks the switch, as cisco.nxos does, whether Ethernet ports are down by default.
+    defaults = cli("show running-config all | incl 'system default switchport'")
+    assert nxos.release(released, running, defaults) == []

@@ -70,6 +70,10 @@ def aipod_nvue_commands(plan: Mapping, options: Mapping | None = None) -> list[s
     return nvue.commands(_require_plan(plan, "aipod_nvue_commands"), _require_options(options, "aipod_nvue_commands"))
 
 
+def aipod_nvue_release_commands(plan: Mapping) -> list[str]:
+    return nvue.release_commands(_require_plan(plan, "aipod_nvue_release_commands"))
+
+
 def aipod_cabling_plan(model: Mapping) -> list[dict]:
     if not isinstance(model, Mapping) or "hosts" not in model:
         raise AnsibleFilterError(f"aipod_cabling_plan: expected the site model (hostvars | ontap_ai.pod.aipod_model(groups)), got {type(model).__name__}")
@@ -96,6 +100,7 @@ class FilterModule:
             "aipod_nxos_compare": aipod_nxos_compare,
             "aipod_nxos_missing_lines": aipod_nxos_missing_lines,
             "aipod_nvue_commands": aipod_nvue_commands,
+            "aipod_nvue_release_commands": aipod_nvue_release_commands,
             "aipod_cabling_plan": aipod_cabling_plan,
             "aipod_cabling_document": aipod_cabling_document,
         }

@@ -19,6 +19,7 @@ from ..aipod_site.model import (
     as_list,
     as_str,
     broadcast_domains,
+    group_members,
     host_interfaces,
     hosts_of_kind,
     natural_key,
@@ -229,11 +230,52 @@ def _member_ports(model: dict, switch: str, platform: str | None, port_channels:
     return result
 
 
+UNUSED_DESCRIPTION = "unused"
+
+
+def _leaving(model: dict) -> set[str]:
+    """Hosts in the group decommission: their switch ports are returned to the unused configuration."""
+    return set(group_members(model, "decommission"))
+
+
+def _kept(model: dict, entries: list[dict]) -> list[dict]:
+    leaving = _leaving(model)
+    return [entry for entry in entries
+            if not (entry["far_end"].get("kind") == "host" and entry["far_end"].get("device") in leaving)]
+
+
+def released_ports(model: dict, switch: str) -> dict:
+    """The ports and port-channels of a switch cabled to a host being decommissioned (docs/day2.md).
+
+    {ports: [{name, was}], port_channels: [{id, name, members, was}]}: the physical ports (a
+    released port-channel's members included) go back to the unused configuration, and each
+    released port-channel, with its vPC/MLAG membership, is removed. `was` says what the port led to.
+    """
+    leaving = _leaving(model)
+    ports, channels = switch_entries(model, switch)
+    result: dict[str, list[dict]] = {"ports": [], "port_channels": []}
+    if not leaving:
+        return result
+    for entry in ports:
+        end = entry["far_end"]
+        if end.get("kind") == "host" and end.get("device") in leaving:
+            result["ports"].append({"name": entry["name"], "was": end.get("description") or end.get("device")})
+    for channel in channels:
+        end = channel["far_end"]
+        if end.get("kind") == "host" and end.get("device") in leaving:
+            was = end.get("description") or end.get("device")
+            result["port_channels"].append({"id": channel["id"], "name": channel["name"],
+                                            "members": list(channel["members"]), "was": was})
+            result["ports"] += [{"name": member, "was": f"{was} (member of {channel['name']})"} for member in channel["members"]]
+    result["ports"].sort(key=lambda port: natural_key(port["name"]))
+    return result
+
+
 def switch_plan(model: dict, switch: str) -> dict:
     """Everything one switch gets, derived from the model.
 
     {switch, platform, mtu, vlans[{id, name}], ports[...], port_channels[...], member_ports[...],
-    peer_link, vpc, roce}.
+    peer_link, vpc, roce, released}.
     A port or port-channel: {name, description, mode, access_vlan, trunk_vlans, native_vlan, mtu,
     speed, pfc, jumbo, networks, far_end}; port-channels add {id, vpc, members}. Names follow the
     platform: port-channel11 / bond11, and the peer link is port-channel<id> / peerlink.
@@ -242,16 +284,20 @@ def switch_plan(model: dict, switch: str) -> dict:
     bundle}}; the far-end interface is the bond or ifgrp member cabled to it (see member_links).
     VLANs are the union over the vPC/MLAG pair, so both peers carry the same list, and the peer
     link trunks all of them.
+    A port cabled to a host in the group decommission is not among ports, port_channels or
+    member_ports but in released (released_ports): the switch returns it to the unused
+    configuration.
     """
     switches = hosts_of_kind(model, "switch")
     data = as_dict(switches.get(switch))
     networks = networks_by_name(model)
     platform = as_str(data.get("platform"))
     switch_mtu = as_int(data.get("mtu")) or DEFAULT_SWITCH_MTU
-    ports, port_channels = switch_entries(model, switch)
+    ports, port_channels = (_kept(model, entries) for entries in switch_entries(model, switch))
     vlan_ids: dict[int, str] = {}
     for member in switch_pair(model, switch):
-        member_ports, member_channels = (ports, port_channels) if member == switch else switch_entries(model, member)
+        member_ports, member_channels = ((ports, port_channels) if member == switch
+                                         else (_kept(model, entries) for entries in switch_entries(model, member)))
         for entry in member_ports + member_channels:
             for vlan in entry["derived_vlans"] + entry["trunk_vlans"] + [entry["access_vlan"]]:
                 if vlan is not None:
@@ -271,6 +317,12 @@ def switch_plan(model: dict, switch: str) -> dict:
     system_mac = as_str(vpc.get("system_mac"))
     if system_mac is None and platform == "cumulus" and domain is not None:
         system_mac = f"{MLAG_MAC_PREFIX}:{domain >> 8:02x}:{domain & 0xff:02x}"
+    member_ports = _member_ports(model, switch, platform, port_channels, peer_link)
+    released = released_ports(model, switch)
+    # A port the model gives to another host in the same edit is that host's, not unused.
+    in_use = {entry["name"] for entry in ports + port_channels + member_ports}
+    released = {"ports": [port for port in released["ports"] if port["name"] not in in_use],
+                "port_channels": [channel for channel in released["port_channels"] if channel["name"] not in in_use]}
     return {
         "switch": switch,
         "platform": platform,
@@ -278,7 +330,7 @@ def switch_plan(model: dict, switch: str) -> dict:
         "vlans": [{"id": vlan, "name": vlan_ids[vlan]} for vlan in sorted(vlan_ids)],
         "ports": ports,
         "port_channels": port_channels,
-        "member_ports": _member_ports(model, switch, platform, port_channels, peer_link),
+        "member_ports": member_ports,
         "peer_link": peer_link,
         "vpc": {"domain": domain, "peer": peer,
                 "role_priority": as_int(vpc.get("role_priority")),
@@ -286,6 +338,7 @@ def switch_plan(model: dict, switch: str) -> dict:
                 "keepalive_source": as_str(data.get("mgmt_address")),
                 "keepalive_destination": as_str(peer_data.get("mgmt_address"))} if vpc else None,
         "roce": any(entry["pfc"] for entry in ports + port_channels),
+        "released": released,
     }
 
 

@@ -15,6 +15,8 @@ NetApp's AIPod deployment guide (NVA-1173).
   class 3, DSCP trust, CNP on a strict-priority traffic class (NVIDIA's documented defaults);
   the PFC switch priority is also set explicitly (`nv set qos pfc default-global switch-priority`,
   the command NVIDIA documents for changing the lossless priority).
+- The ports of a host in the group decommission are left out; release_commands() unsets them and
+  brings them back as `description unused`, `link state down`, and unsets its bonds (docs/day2.md).
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from .model import UNUSED_DESCRIPTION
 from .vlans import compress
 
 DEFAULT_OPTIONS: dict[str, Any] = {
@@ -118,4 +121,28 @@ def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
             lines.append(_nv("mlag", "backup", vpc["keepalive_destination"], "vrf", opts["mlag_backup_vrf"]))
         if vpc.get("role_priority") is not None:
             lines.append(_nv("mlag", "priority", vpc["role_priority"]))
+    return lines
+
+
+def _nv_unset(*words: Any) -> str:
+    return "nv unset " + " ".join(shlex.quote(str(word)) for word in words)
+
+
+def release_commands(plan: Mapping[str, Any]) -> list[str]:
+    """The ports of decommissioned hosts back to the unused configuration (docs/day2.md).
+
+    Their bonds are removed (the MLAG id with them) and each port keeps nothing but the
+    description `unused` and link state down. [] when no port is released. Staged and applied
+    apart from commands(), once the hosts have left Kubernetes (playbooks/layers/release.yml).
+    """
+    released = plan.get("released") or {}
+    lines = []
+    if released.get("ports") or released.get("port_channels"):
+        lines.append("# ports of decommissioned hosts: back to the unused configuration")
+    for channel in released.get("port_channels") or []:
+        lines.append(_nv_unset("interface", channel["name"]))
+    for port in released.get("ports") or []:
+        lines.append(_nv_unset("interface", port["name"]))
+        lines.append(_nv("interface", port["name"], "description", UNUSED_DESCRIPTION))
+        lines.append(_nv("interface", port["name"], "link", "state", "down"))
     return lines

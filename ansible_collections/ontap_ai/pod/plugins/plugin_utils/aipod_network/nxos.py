@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .model import UNUSED_DESCRIPTION
 from .vlans import compress, expand
 
 DEFAULT_OPTIONS: dict[str, Any] = {
@@ -227,6 +228,7 @@ def intent(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) ->
         "qos_config": qos_config(plan, opts),
         "port_config": port_config(plan),
         "policy_names": names,
+        "released": plan.get("released") or {"ports": [], "port_channels": []},
     }
     result["compare_config"] = compare_config(result) + result["qos_config"] + result["port_config"]
     return result
@@ -363,18 +365,85 @@ def pending(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[str
     return _pending_vlans(intent_, gathered) + _pending_interfaces(intent_, gathered) + _pending_port_channels(intent_, gathered)
 
 
+# The unused configuration a port returns to when the host it served is decommissioned
+# (docs/day2.md): shut down, described as unused, every other line of its block removed, so the
+# port is an access port in VLAN 1 with the default MTU, no QoS policy, PFC or spanning-tree port
+# type, and in no port-channel. A released port-channel is deleted, its vPC with it.
+
+
+def interface_blocks(running: str) -> dict[str, list[str]]:
+    """The lines under each `interface NAME` of a running configuration, without indentation."""
+    blocks: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in running.splitlines():
+        if not line.strip() or line.lstrip().startswith("!"):
+            continue
+        if not line[0].isspace():
+            current = blocks.setdefault(line[len("interface "):].strip(), []) if line.startswith("interface ") else None
+        elif current is not None:
+            current.append(line.strip())
+    return blocks
+
+
+def _undo(line: str) -> str:
+    # cisco.nxos removes a trunk's list with the bare command; every other line is negated whole,
+    # as the resource modules' templates do.
+    if line.startswith("switchport trunk allowed vlan"):
+        return "no switchport trunk allowed vlan"
+    if line.startswith("channel-group"):
+        return "no channel-group"
+    return line[3:] if line.startswith("no ") else f"no {line}"
+
+
+def release(released: Mapping[str, Any], running: str, switchport_defaults: str = "") -> list[dict[str, Any]]:
+    """What takes a decommissioned host's ports to the unused configuration, from the switch as it is.
+
+    released: the plan's `released` ({ports: [{name}], port_channels: [{name}]}); running: the
+    running configuration; switchport_defaults: the answer to `show running-config all | incl
+    'system default switchport'` (as cisco.nxos asks it): with `system default switchport
+    shutdown` an Ethernet port is down unless its block says `no shutdown`, otherwise only a
+    `shutdown` line says it is down. Returns items {parents, lines} for nxos_config, ports first
+    (a member leaves its channel before the channel goes), then `no interface port-channelN` for
+    each released channel still there. [] when everything is already unused.
+    """
+    blocks = interface_blocks(running)
+    down_by_default = "system default switchport shutdown" in [line.strip() for line in switchport_defaults.splitlines()]
+    items: list[dict[str, Any]] = []
+    for port in released.get("ports") or []:
+        name = port["name"]
+        block = blocks.get(name, [])
+        keep = {"switchport", "shutdown", f"description {UNUSED_DESCRIPTION}"}
+        undo = [_undo(line) for line in block
+                if line not in keep and not line.startswith("description ") and line != "no shutdown"]
+        undo.sort(key=lambda command: command != "no channel-group")
+        lines = undo
+        if f"description {UNUSED_DESCRIPTION}" not in block:
+            lines.append(f"description {UNUSED_DESCRIPTION}")
+        down = "shutdown" in block or (down_by_default and name.startswith("Ethernet") and "no shutdown" not in block)
+        if not down:
+            lines.append("shutdown")
+        if lines:
+            items.append({"parents": [f"interface {name}"], "lines": lines})
+    for channel in released.get("port_channels") or []:
+        if channel["name"] in blocks:
+            items.append({"parents": [], "lines": [f"no interface {channel['name']}"]})
+    return items
+
+
 # The parts of the switch_nxos role's configuration, in the order it applies them.
-CONCERNS = ("features", "vlans", "qos", "interfaces", "port_channels", "vpc_domain", "vpc_members")
+CONCERNS = ("features", "vlans", "qos", "interfaces", "port_channels", "vpc_domain", "vpc_members", "released")
 
 
 def compare(intent_: Mapping[str, Any], gathered: Mapping[str, Any], running: str,
             vpc_domain_commands: list[str] | None = None) -> dict[str, Any]:
     """Everything that differs, by concern, and what each concern's tasks still have to do.
 
-    gathered: as for pending(); running: the running configuration (nxos_facts, subset config);
+    gathered: as for pending(), plus switchport_defaults (see release()); running: the running
+    configuration (nxos_facts, subset config);
     vpc_domain_commands: what nxos_vpc in check mode would send. Returns
     {pending: {concern: [sentence or CLI line]}, features: [names to enable],
-    vpc_interfaces: [items of the intent whose vPC line is missing]}. A concern with nothing
+    vpc_interfaces: [items of the intent whose vPC line is missing], release: [nxos_config items
+    that return a decommissioned host's ports to the unused configuration]}. A concern with nothing
     pending is left alone, so adding one DGX touches its ports only.
     """
     missing_features = missing_lines("".join(f"feature {name}\n" for name in intent_["features"]), running)
@@ -387,6 +456,7 @@ def compare(intent_: Mapping[str, Any], gathered: Mapping[str, Any], running: st
                    if missing[index].startswith("interface ") and not missing[index + 1].startswith("interface ")}
         vpc_interfaces = [item for item in intent_["vpc_interfaces"] if f"interface port-channel{item['portchannel']}" in lacking]
     qos_text = intent_["qos_config"] + intent_["port_config"]
+    release_items = release(intent_.get("released") or {}, running, str(gathered.get("switchport_defaults") or ""))
     pending_ = {
         "features": [f"feature {name} is not enabled" for name in features],
         "vlans": _pending_vlans(intent_, gathered),
@@ -396,5 +466,7 @@ def compare(intent_: Mapping[str, Any], gathered: Mapping[str, Any], running: st
         "vpc_domain": list(vpc_domain_commands or []),
         "vpc_members": [f"port-channel{item['portchannel']} is not "
                         f"{'the vPC peer-link' if item.get('peer_link') else 'vPC ' + str(item['vpc'])}" for item in vpc_interfaces],
+        "released": [f"{(item['parents'] or [''])[0].replace('interface ', '')}: {line}".lstrip(": ")
+                     for item in release_items for line in item["lines"]],
     }
-    return {"pending": pending_, "features": features, "vpc_interfaces": vpc_interfaces}
+    return {"pending": pending_, "features": features, "vpc_interfaces": vpc_interfaces, "release": release_items}
