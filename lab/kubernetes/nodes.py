@@ -16,6 +16,8 @@ and the controller manager but no kubelet or scheduler, so this agent plays them
   finished (graceful deletion completed), as a kubelet does after the containers stop;
 - pods without a node are bound to a Ready, schedulable node that matches their nodeSelector, once
   their PersistentVolumeClaims are bound;
+- a Node deleted while its host's kubelet.service is stopped is not registered again (a running
+  kubelet would register it again at once);
 - every cordon, uncordon, binding and finished pod goes to logs/node-events.jsonl with its time,
   so tests can check the order of a rolling change.
 Nothing runs in a container: a pod here is an API object whose status the agent keeps.
@@ -97,6 +99,22 @@ def node_status(kubelet: dict) -> dict:
     }
 
 
+def kubelet_running(container: str | None) -> bool:
+    """Whether kubelet.service runs in the DGX stand-in's container (asked only when its Node has disappeared)."""
+    import subprocess
+
+    if not container:
+        return True
+    env = dict(os.environ, CONTAINERS_CONF=str(LAB_DIR / "podman" / "containers.conf"))
+    try:
+        answer = subprocess.run(["podman", "exec", container, "systemctl", "is-active", "kubelet.service"],
+                                capture_output=True, text=True, timeout=20, env=env)
+    except (OSError, subprocess.TimeoutExpired):
+        return True  # unknown: behave as a running kubelet, as before
+    state = answer.stdout.strip()
+    return state not in ("inactive", "failed") if answer.returncode in (0, 3) else True
+
+
 def is_ready(node) -> bool:
     return any(c.type == "Ready" and c.status == "True" for c in (node.status.conditions or []))
 
@@ -106,6 +124,7 @@ class Agent:
         self.kube = kube
         self.core = kube.CoreV1Api()
         self.unschedulable: dict[str, bool] = {}
+        self.registered: set[str] = set()
 
     def nodes(self, kubelets: dict[str, dict]) -> dict:
         nodes = {n.metadata.name: n for n in self.core.list_node().items}
@@ -113,6 +132,12 @@ class Agent:
             if kubelet.get("gone"):
                 continue
             node = nodes.get(name)
+            if node is None and name in self.registered and not kubelet_running(kubelet.get("container")):
+                # The Node was deleted and the host's kubelet.service is stopped: a real kubelet
+                # would not register it again either.
+                write_kubelet(name, {**kubelet, "gone": True})
+                record("kubelet_stopped", node=name)
+                continue
             if node is None:
                 body = {"apiVersion": "v1", "kind": "Node",
                         "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
@@ -126,6 +151,7 @@ class Agent:
                 node = self.core.patch_node_status(name, {"status": wanted})
                 record("ready" if is_ready(node) else "not_ready", node=name)
             nodes[name] = node
+            self.registered.add(name)
         for node in nodes.values():
             self.observe(node)
         return nodes
@@ -225,10 +251,12 @@ def sync() -> int:
     for host in hosts:
         if host.name in workers:
             count = ((dgx.get(host.name) or {}).get("gpus") or {}).get("count") or 0
-            wanted[host.name] = {"gpus": int(count), "ready": True, "address": host.mgmt_address.split("/")[0]}
+            wanted[host.name] = {"gpus": int(count), "ready": True, "address": host.mgmt_address.split("/")[0],
+                                 "container": host.container}
     current = read_kubelets()
     for name, body in wanted.items():
-        if current.get(name, {}).get("gpus") != body["gpus"] or current.get(name, {}).get("gone"):
+        have = current.get(name, {})
+        if have.get("gpus") != body["gpus"] or have.get("gone") or have.get("container") != body["container"]:
             write_kubelet(name, body)
     for name in set(current) - set(wanted):
         write_kubelet(name, {**current[name], "gone": True})

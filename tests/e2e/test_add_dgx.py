@@ -1,4 +1,4 @@
-"""Adding a DGX to a converged pod by inventory edit: only it, its switch ports and its Node change.
+"""Adding a DGX to a converged pod by inventory edit, then decommissioning it, each by one edit.
 
 The lab pod is converged with its four DGX. A copy of its inventory gains dgx05 (host_vars with its
 addresses, a port on each switch, membership of dgx and kube_node); the lab brings up that fifth
@@ -7,15 +7,20 @@ configures dgx05 and the two new switch ports only: dgx01-04 and the ONTAP clust
 changed=0, no node is cordoned, dgx05's Node is Ready with its GPUs, and the run after reports
 changed=0 everywhere. (The lab adopts its cluster, kubernetes.deployment: existing, so the join is the
 cluster's; a DeepOps pod joins the node with Kubespray's scale.yml, tests/kubernetes/test_deepops_release.py.)
+
+Then dgx05 goes into the group decommission: the run drains it, stops its kubelet, deletes its Node
+and returns its two switch ports to the unused configuration; dgx01-04 and the ONTAP cluster report
+changed=0, and so does the run after.
 """
 from __future__ import annotations
 
 import json
 import re
 import subprocess
+import time
 
 import pytest
-from lab_support import LAB_DIR, lab, lab_inventory_copy, playbook, recap
+from lab_support import LAB_DIR, lab, lab_hosts, lab_inventory_copy, playbook, podman, recap
 
 pytestmark = [pytest.mark.lab]
 ADDED = "dgx05"
@@ -93,3 +98,50 @@ def test_adding_a_dgx_changes_only_it_its_switch_ports_and_its_node(grown_lab):
     again = playbook("-i", str(grown_lab), "playbooks/site.yml")
     assert again.returncode in (0, 2), again.stdout[-4000:]
     assert set(counts["changed"] for counts in recap(again.stdout).values()) == {0}
+
+
+def decommission(copy) -> None:
+    """The operator's one edit: dgx05 joins the group decommission."""
+    hosts = copy / "hosts.yml"
+    text = hosts.read_text()
+    assert "    servers:\n" in text
+    hosts.write_text(text.replace("    servers:\n", f"    decommission:\n      hosts:\n        {ADDED}:\n    servers:\n", 1))
+
+
+def switch_port(switch: str, port: str) -> dict:
+    return json.loads((LAB_DIR / "nxos" / switch / "state.json").read_text())["interfaces"].get(port, {})
+
+
+def test_decommissioning_the_dgx_removes_its_node_and_frees_its_switch_ports(grown_lab):
+    node = subprocess.run([*KUBECTL, "get", "node", ADDED, "-o", "name"], capture_output=True, text=True)
+    assert node.returncode == 0, "dgx05 must be a node first (the test above adds it)"
+    decommission(grown_lab)
+    offset = event_count()
+    run = playbook("-i", str(grown_lab), "playbooks/site.yml")
+    assert run.returncode in (0, 2), run.stdout[-6000:]
+    changed = {host: counts["changed"] for host, counts in recap(run.stdout).items()}
+    assert {host: changed[host] for host in EXISTING + ["lab-ontap"]} == dict.fromkeys(EXISTING + ["lab-ontap"], 0)
+    assert changed["lab-sw-a"] > 0 and changed["lab-sw-b"] > 0
+    assert changed.get(ADDED, 0) == 0                  # never configured again: only its kubelet is stopped
+
+    # Drained (cordoned first), the kubelet stopped, the Node deleted and not registered again.
+    events = [json.loads(line) for line in EVENTS.read_text().splitlines()[offset:]]
+    assert {"event": "cordoned", "node": ADDED} in [{k: e[k] for k in ("event", "node")} for e in events if "node" in e]
+    assert not [e for e in events if e["event"] == "cordoned" and e.get("node") != ADDED]
+    time.sleep(3)
+    gone = subprocess.run([*KUBECTL, "get", "node", ADDED, "-o", "name"], capture_output=True, text=True)
+    assert gone.returncode != 0 and "NotFound" in gone.stderr, gone.stdout + gone.stderr
+    state = podman("exec", lab_hosts()[ADDED], "systemctl", "is-active", "kubelet.service", check=False)
+    assert state.stdout.strip() == "inactive"
+
+    # Its ports are unused: shut, VLAN 1, default MTU, no PFC, no spanning-tree port type.
+    for switch in ("lab-sw-a", "lab-sw-b"):
+        port = switch_port(switch, "Ethernet1/5")
+        assert port["description"] == "unused" and port["shutdown"] is True, port
+        assert (port["mode"], port["access_vlan"], port["mtu"], port["pfc_mode"]) == ("access", 1, 1500, "auto"), port
+        assert "stp_port_type" not in port and "service_policy_qos_input" not in port and "channel_group" not in port, port
+        assert switch_port(switch, "Ethernet1/4")["description"].startswith("dgx04")
+
+    again = playbook("-i", str(grown_lab), "playbooks/site.yml")
+    assert again.returncode in (0, 2), again.stdout[-4000:]
+    assert set(counts["changed"] for counts in recap(again.stdout).values()) == {0}, again.stdout[-4000:]

@@ -39,6 +39,21 @@ cat > /etc/systemd/system/run-rpc_pipefs.mount.d/10-aipod-lab.conf <<'CONF'
 ConditionPathExists=/sys/module/sunrpc
 CONF
 
+# The kubelet's process: a Kubernetes node runs kubelet.service, and a running kubelet registers
+# its Node again when the Node is deleted. The lab's node agent (lab/kubernetes/nodes.py) plays
+# the kubelet's API side and stops registering a host once this unit is stopped there.
+cat > /etc/systemd/system/kubelet.service <<'UNIT'
+[Unit]
+Description=kubelet (lab stand-in: the process only; lab/kubernetes/nodes.py plays its API side)
+
+[Service]
+ExecStart=/bin/sleep infinity
+
+[Install]
+WantedBy=multi-user.target
+UNIT
+ln -sf /etc/systemd/system/kubelet.service /etc/systemd/system/multi-user.target.wants/kubelet.service
+
 # systemd makes a fresh machine-id on first boot of each host.
 : > /etc/machine-id
 rm -f /var/lib/dbus/machine-id
