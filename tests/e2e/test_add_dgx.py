@@ -116,6 +116,11 @@ def test_decommissioning_the_dgx_removes_its_node_and_frees_its_switch_ports(gro
     node = subprocess.run([*KUBECTL, "get", "node", ADDED, "-o", "name"], capture_output=True, text=True)
     assert node.returncode == 0, "dgx05 must be a node first (the test above adds it)"
     decommission(grown_lab)
+    # The switch layer alone, limited to one switch, while dgx05 is still a node: its ports are held.
+    held = playbook("-i", str(grown_lab), "playbooks/switches.yml", "--limit", "lab-sw-a")
+    assert held.returncode == 0, held.stdout[-4000:]
+    assert "Not releasing the switch ports of dgx05: still Kubernetes nodes." in " ".join(held.stdout.split())
+    assert switch_port("lab-sw-a", "Ethernet1/5")["description"].startswith(ADDED)
     offset = event_count()
     run = playbook("-i", str(grown_lab), "playbooks/site.yml")
     assert run.returncode in (0, 2), run.stdout[-6000:]

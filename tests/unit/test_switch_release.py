@@ -68,13 +68,28 @@ def test_release_undoes_every_line_members_leave_first_and_the_channel_goes_last
     items = nxos.release(released, RUNNING)
     assert items == [
         {"parents": ["interface Ethernet1/2"], "lines": [
-            "no switchport access vlan 3111", "no priority-flow-control mode on", "no spanning-tree port type edge",
-            "no mtu 9216", "no service-policy type qos input AIPOD-QOS-IN", "description unused", "shutdown"]},
+            "shutdown", "no switchport access vlan 3111", "no priority-flow-control mode on", "no spanning-tree port type edge",
+            "no mtu 9216", "no service-policy type qos input AIPOD-QOS-IN", "description unused"]},
         {"parents": ["interface Ethernet1/6"], "lines": [
-            "no channel-group", "no switchport mode trunk", "no switchport trunk allowed vlan", "no mtu 9216",
-            "no lacp rate fast", "description unused", "shutdown"]},
+            "shutdown", "no channel-group", "no switchport mode trunk", "no switchport trunk allowed vlan", "no mtu 9216",
+            "no lacp rate fast", "description unused"]},
         {"parents": [], "lines": ["no interface port-channel102"]},
     ]
+
+
+def test_lines_the_bundle_never_writes_are_left_alone():
+    running = ("interface Ethernet1/2\n  description dgx02 enp225s0f0\n  no cdp enable\n  no negotiate auto\n"
+               "  mtu 9216\n  shutdown\n")
+    assert nxos.release({"ports": [{"name": "Ethernet1/2"}], "port_channels": []}, running) == [
+        {"parents": ["interface Ethernet1/2"], "lines": ["no mtu 9216", "description unused"]}]
+
+
+def test_the_peer_link_keeps_the_vlans_of_a_leaving_host_until_its_ports_are_released():
+    model = sample_model()
+    before = m.switch_plan(model, "n3232c-a")
+    after = m.switch_plan(decommissioned(model, "dgx02"), "n3232c-a")
+    assert after["vlans"] == before["vlans"]
+    assert after["peer_link"]["trunk_vlans"] == before["peer_link"]["trunk_vlans"]
 
 
 def test_an_unused_port_gets_nothing():
@@ -94,7 +109,7 @@ def test_an_ethernet_port_without_a_shutdown_line_is_up_unless_ports_are_down_by
 def test_compare_reports_released_ports_as_pending():
     plan = m.switch_plan(decommissioned(sample_model(), "dgx02"), "n3232c-a")
     result = nxos.compare(nxos.intent(plan), {}, RUNNING)
-    assert "Ethernet1/2: shutdown" in result["pending"]["released"]
+    assert result["pending"]["released"][0] == "Ethernet1/2: shutdown"
     assert "no interface port-channel102" in result["pending"]["released"]
     assert result["release"][-1] == {"parents": [], "lines": ["no interface port-channel102"]}
 

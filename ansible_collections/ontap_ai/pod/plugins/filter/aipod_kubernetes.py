@@ -2,7 +2,7 @@
 
 Docs: aipod_trident_plan.yml, aipod_deepops_plan.yml, aipod_deepops_steps.yml, aipod_kubeconfig_source.yml,
 aipod_kube_node_cidrs.yml, aipod_storage_class_changes.yml, aipod_snapshot_api_state.yml,
-aipod_k8s_apply_pending.yml, aipod_trident_secrets.yml and
+aipod_k8s_apply_pending.yml, aipod_trident_secrets.yml, aipod_nodes_of_hosts.yml and
 the verification judges (aipod_judge_*.yml, aipod_schedulable_nodes.yml,
 aipod_verification_result.yml) beside this file. The derivations live in
 plugins/plugin_utils/aipod_site/kubernetes/ (deepops.py, trident.py, apply.py, verify.py),
@@ -32,6 +32,7 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes
     judge_backends,
     judge_classes,
     judge_nodes,
+    nodes_of_hosts,
     schedulable_nodes,
     verification_result,
 )
@@ -132,11 +133,18 @@ def aipod_verification_result(checks: Any) -> dict[str, Any]:
     return verification_result(list(checks or []))
 
 
+def aipod_nodes_of_hosts(nodes: Any, hosts: Any) -> dict[str, dict]:
+    if not isinstance(nodes, list) or not isinstance(hosts, list):
+        raise AnsibleFilterError("aipod_nodes_of_hosts: expected a list of Node objects and a list of host names")
+    return nodes_of_hosts(nodes, hosts)
+
+
 class FilterModule:
     """Kubernetes and Trident filters of the site model."""
 
     def filters(self):
         return {
+            "aipod_nodes_of_hosts": aipod_nodes_of_hosts,
             "aipod_trident_plan": aipod_trident_plan,
             "aipod_deepops_plan": aipod_deepops_plan,
             "aipod_deepops_steps": aipod_deepops_steps,

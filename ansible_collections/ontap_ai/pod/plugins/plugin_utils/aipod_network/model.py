@@ -293,11 +293,13 @@ def switch_plan(model: dict, switch: str) -> dict:
     networks = networks_by_name(model)
     platform = as_str(data.get("platform"))
     switch_mtu = as_int(data.get("mtu")) or DEFAULT_SWITCH_MTU
-    ports, port_channels = (_kept(model, entries) for entries in switch_entries(model, switch))
+    all_ports, all_channels = switch_entries(model, switch)
+    ports, port_channels = _kept(model, all_ports), _kept(model, all_channels)
     vlan_ids: dict[int, str] = {}
+    # A leaving host's VLANs stay (on the peer link too) until its ports are released: the switch
+    # layer runs before Kubernetes has let the host go.
     for member in switch_pair(model, switch):
-        member_ports, member_channels = ((ports, port_channels) if member == switch
-                                         else (_kept(model, entries) for entries in switch_entries(model, member)))
+        member_ports, member_channels = (all_ports, all_channels) if member == switch else switch_entries(model, member)
         for entry in member_ports + member_channels:
             for vlan in entry["derived_vlans"] + entry["trunk_vlans"] + [entry["access_vlan"]]:
                 if vlan is not None:

@@ -366,33 +366,43 @@ def pending(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[str
 
 
 # The unused configuration a port returns to when the host it served is decommissioned
-# (docs/day2.md): shut down, described as unused, every other line of its block removed, so the
-# port is an access port in VLAN 1 with the default MTU, no QoS policy, PFC or spanning-tree port
-# type, and in no port-channel. A released port-channel is deleted, its vPC with it.
+# (docs/day2.md): shut down first, then out of its port-channel, then every line this bundle
+# writes on a port is removed (access VLAN 1, default MTU, no QoS policy, PFC or spanning-tree
+# port type), and `description unused`. Lines the bundle never writes (an operator's `no cdp
+# enable`, `no negotiate auto`...) are left as they are. A released port-channel is deleted, its
+# vPC with it, after its members have left it.
+OWNED_PORT_LINES = ("switchport mode ", "switchport access vlan ", "switchport trunk allowed vlan",
+                    "switchport trunk native vlan ", "mtu ", "service-policy type qos input ",
+                    "priority-flow-control mode ", "spanning-tree port type ", "channel-group", "lacp rate ")
 
 
 def interface_blocks(running: str) -> dict[str, list[str]]:
-    """The lines under each `interface NAME` of a running configuration, without indentation."""
+    """The first-level lines under each `interface NAME` of a running configuration, stripped."""
     blocks: dict[str, list[str]] = {}
     current: list[str] | None = None
+    indent: int | None = None
     for line in running.splitlines():
         if not line.strip() or line.lstrip().startswith("!"):
             continue
         if not line[0].isspace():
             current = blocks.setdefault(line[len("interface "):].strip(), []) if line.startswith("interface ") else None
+            indent = None
         elif current is not None:
-            current.append(line.strip())
+            depth = len(line) - len(line.lstrip())
+            indent = depth if indent is None else indent
+            if depth == indent:          # sub-mode lines stay with their sub-mode
+                current.append(line.strip())
     return blocks
 
 
 def _undo(line: str) -> str:
-    # cisco.nxos removes a trunk's list with the bare command; every other line is negated whole,
+    # cisco.nxos removes a trunk's list with the bare command; the other lines are negated whole,
     # as the resource modules' templates do.
     if line.startswith("switchport trunk allowed vlan"):
         return "no switchport trunk allowed vlan"
     if line.startswith("channel-group"):
         return "no channel-group"
-    return line[3:] if line.startswith("no ") else f"no {line}"
+    return f"no {line}"
 
 
 def release(released: Mapping[str, Any], running: str, switchport_defaults: str = "") -> list[dict[str, Any]]:
@@ -402,9 +412,9 @@ def release(released: Mapping[str, Any], running: str, switchport_defaults: str 
     running configuration; switchport_defaults: the answer to `show running-config all | incl
     'system default switchport'` (as cisco.nxos asks it): with `system default switchport
     shutdown` an Ethernet port is down unless its block says `no shutdown`, otherwise only a
-    `shutdown` line says it is down. Returns items {parents, lines} for nxos_config, ports first
-    (a member leaves its channel before the channel goes), then `no interface port-channelN` for
-    each released channel still there. [] when everything is already unused.
+    `shutdown` line says it is down. Returns items {parents, lines} for nxos_config, ports first,
+    each shut down before anything else changes, then `no interface port-channelN` for each
+    released channel still there. [] when everything is already unused.
     """
     blocks = interface_blocks(running)
     down_by_default = "system default switchport shutdown" in [line.strip() for line in switchport_defaults.splitlines()]
@@ -412,16 +422,14 @@ def release(released: Mapping[str, Any], running: str, switchport_defaults: str 
     for port in released.get("ports") or []:
         name = port["name"]
         block = blocks.get(name, [])
-        keep = {"switchport", "shutdown", f"description {UNUSED_DESCRIPTION}"}
-        undo = [_undo(line) for line in block
-                if line not in keep and not line.startswith("description ") and line != "no shutdown"]
-        undo.sort(key=lambda command: command != "no channel-group")
-        lines = undo
-        if f"description {UNUSED_DESCRIPTION}" not in block:
-            lines.append(f"description {UNUSED_DESCRIPTION}")
+        lines = []
         down = "shutdown" in block or (down_by_default and name.startswith("Ethernet") and "no shutdown" not in block)
         if not down:
             lines.append("shutdown")
+        undo = [_undo(line) for line in block if line.startswith(OWNED_PORT_LINES)]
+        lines += sorted(undo, key=lambda command: command != "no channel-group")
+        if f"description {UNUSED_DESCRIPTION}" not in block:
+            lines.append(f"description {UNUSED_DESCRIPTION}")
         if lines:
             items.append({"parents": [f"interface {name}"], "lines": lines})
     for channel in released.get("port_channels") or []:

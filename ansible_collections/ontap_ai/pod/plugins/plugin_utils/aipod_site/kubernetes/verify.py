@@ -150,3 +150,26 @@ def verification_result(checks: list) -> dict[str, Any]:
     return {"layer": "kubernetes", "ok": not failures, "checks": checks, "failures": failures,
             "not_checked": [c for c in checks if c.get("status") == "not_checked"],
             "counts": {status: sum(1 for c in checks if c.get("status") == status) for status in ("pass", "fail", "not_checked")}}
+
+
+def nodes_of_hosts(nodes: Any, hosts: Any) -> dict[str, dict]:
+    """Which Node each inventory host is, for the hosts that still are one.
+
+    nodes: Node objects (k8s_info resources); hosts: inventory names. A Node is the host's when its
+    name or its kubernetes.io/hostname label is the host's name, alone or as the first label of a
+    fully qualified name (an adopted cluster may name nodes dgx05.example.net). Returns
+    host -> {name, ready}; a host without a Node is left out.
+    """
+    result: dict[str, dict] = {}
+    for host in [str(h) for h in hosts or []]:
+        for node in nodes or []:
+            if not isinstance(node, dict):
+                continue
+            metadata = node.get("metadata") or {}
+            names = [str(metadata.get("name") or ""), str((metadata.get("labels") or {}).get("kubernetes.io/hostname") or "")]
+            if any(name == host or name.startswith(host + ".") for name in names if name):
+                conditions = (node.get("status") or {}).get("conditions") or []
+                ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions if isinstance(c, dict))
+                result[host] = {"name": metadata.get("name"), "ready": ready}
+                break
+    return result
