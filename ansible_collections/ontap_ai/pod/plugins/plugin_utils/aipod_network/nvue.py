@@ -44,8 +44,8 @@ def _options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     return merged
 
 
-def _nv(*words: Any) -> str:
-    return "nv set " + " ".join(shlex.quote(str(word)) for word in words)
+def _nv(*words: Any, verb: str = "set") -> str:
+    return f"nv {verb} " + " ".join(shlex.quote(str(word)) for word in words)
 
 
 def _bridge_lines(name: str, entry: Mapping[str, Any], bridge: str, edge: bool) -> list[str]:
@@ -124,10 +124,6 @@ def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
     return lines
 
 
-def _nv_unset(*words: Any) -> str:
-    return "nv unset " + " ".join(shlex.quote(str(word)) for word in words)
-
-
 def release_commands(plan: Mapping[str, Any]) -> list[str]:
     """The ports of decommissioned hosts back to the unused configuration (docs/day2.md).
 
@@ -140,9 +136,9 @@ def release_commands(plan: Mapping[str, Any]) -> list[str]:
     if released.get("ports") or released.get("port_channels"):
         lines.append("# ports of decommissioned hosts: back to the unused configuration")
     for channel in released.get("port_channels") or []:
-        lines.append(_nv_unset("interface", channel["name"]))
+        lines.append(_nv("interface", channel["name"], verb="unset"))
     for port in released.get("ports") or []:
-        lines.append(_nv_unset("interface", port["name"]))
+        lines.append(_nv("interface", port["name"], verb="unset"))
         lines.append(_nv("interface", port["name"], "description", UNUSED_DESCRIPTION))
         lines.append(_nv("interface", port["name"], "link", "state", "down"))
     return lines
