@@ -2,7 +2,7 @@
 
     scripts/ee-check.sh [--playbook playbooks/site.yml] [--skip-build] [--keep]
 
-1. The base image: Debian 12 from debootstrap (lab/ee/base-packages.txt), imported into podman, as the
+1. The base image: Debian 13 (Python 3.13) from debootstrap (lab/ee/base-packages.txt), imported into podman, as the
    lab's host image is. Its Python is the venv /opt/ee-python (Debian keeps ensurepip for venvs).
 2. The image: `ansible-builder build -f execution-environment.yml`, unchanged, with build arguments
    only (base image, package manager, Python, a Galaxy mirror, no helm), the arguments a site with
@@ -46,7 +46,7 @@ CONTAINERS_CONF = LAB_DIR / "podman" / "containers.conf"
 WORK = ROOT / ".cache" / "ee-check"
 BASE_REPO = "localhost/aipod-ee-base"
 EE_PYTHON = "/opt/ee-python"
-DEBIAN_SUITE = "bookworm"
+DEBIAN_SUITE = "trixie"
 DEBIAN_MIRROR = os.environ.get("AIPOD_LAB_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 RECAP = re.compile(r"^(\S+)\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
 # The lab's files the lab inventory names (relative to the lab state): what a site keeps beside its

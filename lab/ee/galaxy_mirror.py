@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from urllib.parse import urlparse
 
 import yaml
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import Version
 
 API_ROOT = "/api/"
 V3 = "v3/"
@@ -49,14 +51,25 @@ class Artifact:
         return hashlib.sha256(self.data).hexdigest()
 
 
+def specifier(version: str) -> SpecifierSet:
+    """Galaxy's version text as a specifier set: '1.2.3' is exact, '>=1.2.0,<2.0.0' bounds."""
+    return SpecifierSet(version if version[:1] in "<>=!" else f"=={version}")
+
+
 def pinned_collections(requirements: pathlib.Path) -> list[tuple[str, str]]:
-    """(fqcn, version) of every entry of a collections requirements file; each must be an exact version."""
+    """(fqcn, versions) of every entry of a collections requirements file: an exact version or
+    bounds such as '>=11.2.0,<12.0.0' (Galaxy's requirement syntax); '*' or no version is refused,
+    so that the mirror serves a tested version."""
     document = yaml.safe_load(requirements.read_text()) or {}
     pins = []
     for entry in document.get("collections", []):
-        version = str(entry.get("version", ""))
-        if not version or version[0] in "<>=!*":
-            raise MirrorError(f"{requirements}: {entry.get('name')} needs an exact version, not '{version}'")
+        version = str(entry.get("version", "")).strip()
+        try:
+            spec = specifier(version) if version and version != "*" else None
+        except InvalidSpecifier:
+            spec = None
+        if spec is None or not any(s.operator in ("==", ">=", ">") for s in spec):
+            raise MirrorError(f"{requirements}: {entry.get('name')} needs an exact version or a lower bound, not '{version}'")
         pins.append((entry["name"], version))
     return pins
 
@@ -96,7 +109,7 @@ def _normalised(member: tarfile.TarInfo) -> tarfile.TarInfo:
 
 
 def artifacts(requirements: pathlib.Path, search_paths: list[pathlib.Path]) -> dict[tuple[str, str], Artifact]:
-    """The pinned collections, packed from the first search path that holds each at its pinned version."""
+    """The required collections, each packed from the first search path whose copy satisfies the requirement."""
     packed: dict[tuple[str, str], Artifact] = {}
     for fqcn, version in pinned_collections(requirements):
         namespace, name = fqcn.split(".", 1)
@@ -105,7 +118,7 @@ def artifacts(requirements: pathlib.Path, search_paths: list[pathlib.Path]) -> d
             manifest = root / "ansible_collections" / namespace / name / "MANIFEST.json"
             if manifest.is_file():
                 found.append(json.loads(manifest.read_text())["collection_info"]["version"])
-                if found[-1] == version:
+                if Version(found[-1]) in specifier(version):
                     packed[(namespace, name)] = pack(manifest.parent)
                     break
         else:

@@ -8,20 +8,10 @@ import re
 import subprocess
 
 import pytest
-from lab_support import BIN, lab
+from lab_support import BIN, documented_upstream_deprecations, lab, unexplained_deprecations
 from project_paths import REPO
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]
-
-DEPRECATION = re.compile(r"\[DEPRECATION WARNING\]: (.*)")
-
-
-def documented_upstream_deprecations() -> list[str]:
-    """The messages of the table in docs/deprecations.md (first column, without Markdown backquotes)."""
-    rows = [line for line in (REPO / "docs" / "deprecations.md").read_text().splitlines() if line.startswith("| ")]
-    messages = [row.split("|")[1].strip().replace("`", "") for row in rows[1:]]
-    assert messages, "docs/deprecations.md lists no warning"
-    return messages
 
 
 def test_deprecation_table_is_read():
@@ -54,10 +44,7 @@ def test_the_site_run_succeeds_and_configures_the_switches(site_run):
 
 
 def test_no_deprecation_warning_but_the_documented_upstream_ones(site_run):
-    output = site_run.stdout + site_run.stderr
-    allowed = documented_upstream_deprecations()
-    printed = {match.group(1).strip().replace("`", "") for match in DEPRECATION.finditer(output)}
-    unexplained = sorted(message for message in printed if not any(message.startswith(known) for known in allowed))
+    unexplained = unexplained_deprecations(site_run.stdout + site_run.stderr)
     assert not unexplained, unexplained
 
 

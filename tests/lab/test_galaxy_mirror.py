@@ -63,8 +63,17 @@ def test_a_pin_the_installation_does_not_hold_is_refused(tmp_path):
     make_collection(tmp_path / "installed")
     with pytest.raises(galaxy_mirror.MirrorError, match=r"acme.tools 2.0.0 is pinned .* \(1.2.3\)"):
         galaxy_mirror.artifacts(requirements(tmp_path, "2.0.0"), [tmp_path / "installed"])
-    with pytest.raises(galaxy_mirror.MirrorError, match="needs an exact version"):
-        galaxy_mirror.artifacts(requirements(tmp_path, ">=1.0.0"), [tmp_path / "installed"])
+    with pytest.raises(galaxy_mirror.MirrorError, match=r"acme.tools >=1.3.0,<2.0.0 is pinned .* \(1.2.3\)"):
+        galaxy_mirror.artifacts(requirements(tmp_path, ">=1.3.0,<2.0.0"), [tmp_path / "installed"])
+    for unbounded in ("*", "<2.0.0"):
+        with pytest.raises(galaxy_mirror.MirrorError, match="needs an exact version or a lower bound"):
+            galaxy_mirror.artifacts(requirements(tmp_path, unbounded), [tmp_path / "installed"])
+
+
+def test_bounds_are_served_from_the_first_copy_that_satisfies_them(tmp_path):
+    make_collection(tmp_path / "installed")
+    packed = galaxy_mirror.artifacts(requirements(tmp_path, ">=1.2.0,<2.0.0"), [tmp_path / "installed"])
+    assert packed[("acme", "tools")].version == "1.2.3"
 
 
 def test_the_v3_routes(tmp_path):

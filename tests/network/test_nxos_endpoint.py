@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import subprocess
 import time
 
@@ -219,3 +220,70 @@ def test_the_comparison_finds_a_feature_and_a_vpc_membership_removed_by_hand(end
     assert f"port-channel{member['portchannel']} is not vPC {member['vpc']}" in differing.stdout
     # put it back for the other tests of the module
     assert [(line, out) for line in push_lines(intent) if (out := shell.run(line))] == []
+
+
+# ------------------------------------------------ trunk lists under every supported cisco.nxos
+ROLE_PLAYBOOK = """
+- hosts: {switch}
+  gather_facts: false
+  tasks:
+    - name: Configure the switch (switch_nxos)
+      ansible.builtin.include_role:
+        name: ontap_ai.pod.switch_nxos
+"""
+
+# Where Ansible finds cisco.nxos: the collections of requirements.yml (./collections, as every run
+# of the bundle) or only what the installed `ansible` package bundles (11.1.0 with ansible 12).
+COLLECTION_SOURCES = {"requirements.yml": None, "the ansible package": str(REPO)}
+
+
+def loaded_nxos(collections_path: str | None) -> str:
+    command = [str(REPO / ".venv/bin/ansible-galaxy"), "collection", "list", "cisco.nxos", "--format", "json"]
+    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"))
+    if collections_path:
+        env["ANSIBLE_COLLECTIONS_PATH"] = collections_path
+    listed = json.loads(subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, check=True).stdout)
+    # ansible-galaxy lists every path; Ansible loads from the first of them (collections_path, then the package)
+    first = next(path for path in listed if "cisco.nxos" in listed[path])
+    return listed[first]["cisco.nxos"]["version"]
+
+
+def run_role(tmp_path: pathlib.Path, collections_path: str | None) -> subprocess.CompletedProcess:
+    (tmp_path / "role.yml").write_text(ROLE_PLAYBOOK.format(switch=SWITCH))
+    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+               PATH=f"{REPO / '.venv/bin'}:{os.environ['PATH']}")
+    if collections_path:
+        env["ANSIBLE_COLLECTIONS_PATH"] = collections_path
+    return subprocess.run([str(REPO / ".venv/bin/ansible-playbook"), "-i", str(LAB / "hosts.yml"), str(tmp_path / "role.yml")],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source", COLLECTION_SOURCES)
+def test_trunks_carry_exactly_the_models_vlans_fresh_or_brownfield(endpoint, tmp_path: pathlib.Path, source):
+    """A fresh trunk allows every VLAN; cisco.nxos 11.2 renders `allowed vlan add`, which would
+    leave it so. Whatever the release, the role leaves each trunk with the model's list only, on a
+    fresh port and on one that arrives with another list, and a second run sends nothing."""
+    collections_path = COLLECTION_SOURCES[source]
+    version = loaded_nxos(collections_path)
+    lab("stop")
+    lab("start", erase=True)
+    intent = nxos.intent(m.switch_plan(endpoint["model"], SWITCH))
+    trunks = {e["name"]: e["trunk"]["allowed_vlans"] for e in intent["l2_interfaces"]
+              if e.get("mode") == "trunk" and e["name"].startswith("Ethernet")}
+    brownfield, fresh = sorted(trunks)[0], sorted(trunks)[1]
+    shell = Shell(connect(endpoint))
+    for line in ["configure terminal", f"interface {brownfield}", "switchport", "switchport mode trunk",
+                 "switchport trunk allowed vlan 10-20,4000", "end"]:
+        assert shell.run(line) == "", line
+    assert "switchport trunk allowed vlan" not in shell.run(f"show running-config interface {fresh}")
+
+    first = run_role(tmp_path, collections_path)
+    assert first.returncode == 0, f"cisco.nxos {version}: " + first.stdout[-4000:] + first.stderr[-2000:]
+    for name, allowed in trunks.items():
+        lines = [line.strip() for line in shell.run(f"show running-config interface {name}").splitlines()]
+        listed = [line for line in lines if line.startswith("switchport trunk allowed vlan")]
+        assert listed == [f"switchport trunk allowed vlan {allowed}"], f"cisco.nxos {version}, {name}: {lines}"
+    second = run_role(tmp_path, collections_path)
+    assert second.returncode == 0 and re.search(rf"{SWITCH}\s*: ok=\d+\s+changed=0 ", second.stdout), \
+        f"cisco.nxos {version}: the second run changed something\n" + second.stdout[-4000:]

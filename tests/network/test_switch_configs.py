@@ -122,10 +122,19 @@ def nxos_vlans(text: str) -> list[int]:
 def test_nxos_vlan_lists_are_identical_on_both_peers(rendered):
     a, b = (nxos_vlans(rendered["nxos"][name]) for name in SWITCHES)
     assert a == b == [3101, 3111, 3112]
-    peer_links = {name: blocks(sections(rendered["nxos"][name])["nxos_l2_interfaces (rendered)"])["port-channel10"]
+    peer_links = {name: blocks(sections(rendered["nxos"][name])["nxos_config: trunk allowed VLANs, each list whole"])["port-channel10"]
                   for name in SWITCHES}
-    assert peer_links["n3232c-a"] == peer_links["n3232c-b"]
-    assert "switchport trunk allowed vlan 3101,3111-3112" in peer_links["n3232c-a"]
+    assert peer_links["n3232c-a"] == peer_links["n3232c-b"] == ["switchport trunk allowed vlan 3101,3111-3112"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("switch", SWITCHES)
+def test_nxos_trunk_lists_are_whole_and_left_to_nxos_config(rendered, switch):
+    """cisco.nxos 11.2 renders `allowed vlan add`, which opens nothing up but restricts nothing either."""
+    parts = sections(rendered["nxos"][switch])
+    assert not any("allowed vlan" in line for line in parts["nxos_l2_interfaces (rendered)"])
+    trunk_lines = [line for line in parts["nxos_config: trunk allowed VLANs, each list whole"] if not line.startswith("interface ")]
+    assert trunk_lines and all(re.fullmatch(r"  switchport trunk allowed vlan [0-9,-]+", line) for line in trunk_lines)
 
 
 @pytest.mark.slow

@@ -86,7 +86,11 @@ def test_every_playbook_is_callable_by_its_fully_qualified_name(installed):
 def test_every_role_is_found_by_its_fully_qualified_name(installed):
     roles = [f"{NAMESPACE}.{NAME}.{path.name}" for path in sorted((COLLECTION / "roles").iterdir()) if path.is_dir()]
     result = subprocess.run([str(BIN / "ansible-doc"), "-t", "role", "--json", *roles], **installed)
-    assert result.returncode == 0 and "WARNING" not in result.stderr, result.stderr
+    # ansible-core 2.21's ansible-doc warns about its own internal collection on every role lookup
+    # (docs/support-matrix.md, "Warnings that are not ours"); any other warning fails.
+    warnings = [line for line in result.stderr.splitlines()
+                if "WARNING" in line and "/ansible/_internal/ansible_collections/ansible/_protomatter'" not in line]
+    assert result.returncode == 0 and not warnings, result.stderr
     docs = json.loads(result.stdout)
     assert sorted(docs) == sorted(roles)
     for role in roles:

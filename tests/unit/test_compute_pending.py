@@ -172,7 +172,7 @@ def test_the_mount_module_agrees_line_for_line(tmp_path):
     table.write_text(FSTAB)
     module = mock.Mock(check_mode=True)
     args = {"name": "/mnt/my data", "src": "172.31.251.201:/my data", "fstype": "nfs4", "opts": "rw", "dump": "0",
-            "passno": "0", "fstab": str(table), "warnings": []}
+            "passno": "0", "fstab": str(table)}
     _name, changed = posix_mount.set_mount(module, dict(args))
     assert changed is False
     assert fstab.line_differs(fstab.lines(FSTAB, ["/mnt/my data"])["/mnt/my data"], args["src"], args["name"], "nfs4", "rw") is None

@@ -205,3 +205,50 @@ def test_compare_on_a_factory_switch_has_every_concern_pending(intent):
     assert comparison["features"] == intent["features"]
     assert comparison["vpc_interfaces"] == intent["vpc_interfaces"]
     assert [c for c, items in comparison["pending"].items() if not items] == ["vpc_domain", "released"]  # nothing decommissioned
+
+
+# --------------------------------------------------------------- trunk allowed lists, set whole
+def trunks(intent):
+    return [e for e in intent["l2_interfaces"] if e.get("mode") == "trunk" and (e.get("trunk") or {}).get("allowed_vlans")]
+
+
+def test_trunk_config_sets_every_trunks_list_whole_as_running_config_prints_it(intent):
+    lines = intent["trunk_config"].splitlines()
+    assert len(lines) == 2 * len(trunks(intent)) > 0
+    assert ["interface port-channel10", "  switchport trunk allowed vlan 3101,3111-3112"] == \
+        lines[lines.index("interface port-channel10"):][:2]
+    assert not any(" add " in line or " remove " in line for line in lines)
+
+
+# How each supported cisco.nxos release gathers a trunk's list (nxos_l2_interfaces, state gathered).
+GATHERED_FORMS = {
+    "every VLAN (no list printed)": ({}, None),
+    "11.1 none": ({"allowed_vlans": "none"}, set()),
+    "11.2 none": ({"allowed_vlans_none": True}, set()),
+    "list": ({"allowed_vlans": "3101,3111-3112"}, {3101, 3111, 3112}),
+    "11.2 quoted list": ({"allowed_vlans": "'10-12'"}, {10, 11, 12}),
+}
+
+
+@pytest.mark.parametrize("form", GATHERED_FORMS)
+def test_gathered_allowed_vlans_reads_every_release_form(form):
+    trunk, expected = GATHERED_FORMS[form]
+    assert nxos.gathered_allowed_vlans(trunk) == expected
+
+
+@pytest.mark.parametrize("have_trunk", [{}, {"allowed_vlans": "1-4094"}, {"allowed_vlans": "10-20,3111"},
+                                        {"allowed_vlans_none": True}, {"allowed_vlans": "3101"}],
+                         ids=["fresh trunk (all VLANs)", "explicit 1-4094", "brownfield list", "none", "a subset"])
+def test_a_trunk_whose_list_differs_gets_its_whole_list(intent, have_trunk):
+    gathered = gathered_from(intent)
+    by_name(gathered["l2_interfaces"])["port-channel10"]["trunk"] = dict(have_trunk, native_vlan=None)
+    items = nxos.trunk_items(intent, gathered)
+    assert items == [{"parents": ["interface port-channel10"], "lines": ["switchport trunk allowed vlan 3101,3111-3112"]}]
+    assert any(p.startswith("port-channel10: trunk allows VLANs") for p in nxos.pending(intent, gathered))
+
+
+def test_no_trunk_item_when_every_list_is_the_models(intent):
+    gathered = gathered_from(intent)
+    by_name(gathered["l2_interfaces"])["port-channel10"]["trunk"]["allowed_vlans"] = "3111-3112,3101"
+    assert nxos.trunk_items(intent, gathered) == []
+    assert nxos.compare(intent, gathered, running_config_of(intent))["trunk_vlans"] == []

@@ -1,23 +1,28 @@
-"""The pinned toolchain: the installed collections satisfy requirements.yml (Galaxy is not used here)."""
+"""The pinned toolchain of the row that runs: its core, and the collections Ansible loads satisfy requirements.yml."""
 from __future__ import annotations
 
-import importlib.util
-import json
-import pathlib
+import importlib.metadata
 import re
+import sys
 
 import yaml
 from ansible.module_utils.compat.version import LooseVersion
 from ansible.release import __version__ as ansible_core_version
 from project_paths import REPO
+from provide_collections import loaded_version
+
+ROWS = {"14": REPO / "requirements.txt", "13": REPO / "requirements" / "ansible-13.txt",
+        "12": REPO / "requirements" / "ansible-12.txt"}
+
+
+def pins(path) -> dict[str, str]:
+    return dict(line.split("==", 1) for line in path.read_text().splitlines() if "==" in line and not line.startswith("#"))
 
 
 def installed_collection_version(name: str) -> str:
-    namespace, collection = name.split(".")
-    spec = importlib.util.find_spec(f"ansible_collections.{namespace}.{collection}")
-    assert spec and spec.submodule_search_locations, f"collection {name} is not installed"
-    manifest = pathlib.Path(list(spec.submodule_search_locations)[0]) / "MANIFEST.json"
-    return json.loads(manifest.read_text())["collection_info"]["version"]
+    version = loaded_version(name)
+    assert version, f"collection {name} is not installed"
+    return version
 
 
 def satisfies(version: str, requirement: str) -> bool:
@@ -49,8 +54,31 @@ def test_requirement_check_can_fail():
     assert satisfies("23.2.0", ">=23.0.0,<24.0.0") and not satisfies("22.9.1", "23.2.0")
 
 
-def test_ansible_core_is_the_pinned_2_19():
-    pins = dict(line.split("==") for line in (REPO / "requirements.txt").read_text().splitlines()
-                if "==" in line and not line.startswith("#"))
-    assert pins["ansible"] == "12.3.0"
-    assert ansible_core_version == pins["ansible-core"] and ansible_core_version.startswith("2.19.")
+def test_the_installed_core_and_package_are_one_row_of_the_matrix():
+    """Whatever row runs (scripts/bootstrap.sh picks it by Python), it is installed as that row pins it."""
+    package = importlib.metadata.version("ansible")
+    rows = [row for row, path in ROWS.items() if pins(path)["ansible"] == package]
+    assert rows, f"ansible {package} is no row of the support matrix {sorted(ROWS)}"
+    row = rows[0]
+    assert ansible_core_version == pins(ROWS[row])["ansible-core"]
+    assert ansible_core_version.startswith({"14": "2.21.", "13": "2.20.", "12": "2.19."}[row])
+    # ansible 13 and 14 need Python >= 3.12; 12 is the row for 3.11.
+    assert (sys.version_info >= (3, 12)) == (row != "12")
+
+
+def test_the_rows_differ_only_in_ansible_and_its_core():
+    """The test tools and runtime libraries are pinned alike on every row, so a difference between
+    rows comes from Ansible."""
+    sets = {row: {k: v for k, v in pins(path).items() if k not in ("ansible", "ansible-core")} for row, path in ROWS.items()}
+    assert sets["14"] == sets["13"] == sets["12"]
+    for row, path in ROWS.items():
+        constraints = path.with_name(path.name.replace(".txt", ".constraints.txt")) if row != "14" else REPO / "constraints.txt"
+        frozen = pins(constraints)
+        assert frozen["ansible"] == pins(path)["ansible"] and frozen["ansible-core"] == pins(path)["ansible-core"], constraints
+
+
+def test_requirements_yml_gives_bounds_below_the_next_major():
+    for entry in yaml.safe_load((REPO / "requirements.yml").read_text())["collections"]:
+        match = re.fullmatch(r">=([0-9]+)\.([0-9]+)\.([0-9]+),<([0-9]+)\.0\.0", str(entry["version"]))
+        assert match, f"{entry['name']}: {entry['version']} is not '>=X.Y.Z,<X+1.0.0'"
+        assert int(match.group(4)) == int(match.group(1)) + 1, entry

@@ -161,6 +161,39 @@ def _l2(entry: Mapping[str, Any]) -> dict[str, Any]:
     return result
 
 
+def trunk_config(l2_interfaces: list[Mapping[str, Any]]) -> str:
+    """Each trunk's allowed VLANs, set whole: `switchport trunk allowed vlan <list>`.
+
+    nxos_l2_interfaces cannot be trusted with the list across cisco.nxos releases: 11.2.0
+    renders `allowed vlan add <list>`, which restricts nothing on a trunk that allows every VLAN
+    (NX-OS's default), and under `state: replaced` diffs against a list it guesses. The role sets
+    the whole list with nxos_config first, in the form `show running-config` prints, after which
+    the resource module finds the list equal and sends nothing for it, whatever its release.
+    """
+    lines: list[str] = []
+    for entry in l2_interfaces:
+        allowed = (entry.get("trunk") or {}).get("allowed_vlans")
+        if entry.get("mode") == "trunk" and allowed:
+            lines += [f"interface {entry['name']}", f"  switchport trunk allowed vlan {allowed}"]
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def gathered_allowed_vlans(trunk: Mapping[str, Any]) -> set[int] | None:
+    """The VLANs a trunk allows, from nxos_l2_interfaces' gathered facts of any supported release.
+
+    None: every VLAN (NX-OS prints no list). An empty set: `allowed vlan none` (cisco.nxos 11.1
+    gathers allowed_vlans "none", 11.2 allowed_vlans_none true).
+    """
+    if trunk.get("allowed_vlans_none"):
+        return set()
+    text = str(trunk.get("allowed_vlans") or "").strip().strip("'\"")
+    if not text:
+        return None
+    if text == "none":
+        return set()
+    return set(expand(text))
+
+
 def _interface(entry: Mapping[str, Any], classify_policy: str | None) -> dict[str, Any]:
     result: dict[str, Any] = {"name": entry["name"], "description": entry["description"], "mtu": str(entry["mtu"]),
                               "mode": "layer2"}
@@ -227,6 +260,7 @@ def intent(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) ->
         "vpc_interfaces": vpc_interfaces,
         "qos_config": qos_config(plan, opts),
         "port_config": port_config(plan),
+        "trunk_config": trunk_config(l2_interfaces),
         "policy_names": names,
         "released": plan.get("released") or {"ports": [], "port_channels": []},
     }
@@ -329,9 +363,10 @@ def _pending_interfaces(intent_: Mapping[str, Any], gathered: Mapping[str, Any])
                             f"the model says {want['access']['vlan']}")
         want_trunk, have_trunk = want.get("trunk") or {}, have.get("trunk") or {}
         if "allowed_vlans" in want_trunk:
-            if expand(str(have_trunk.get("allowed_vlans") or "")) != expand(want_trunk["allowed_vlans"]):
-                problems.append(f"{want['name']}: trunk allows VLANs {have_trunk.get('allowed_vlans') or 'all'}, "
-                                f"the model says {want_trunk['allowed_vlans']}")
+            have_allowed = gathered_allowed_vlans(have_trunk)
+            if have_allowed != set(expand(want_trunk["allowed_vlans"])):
+                shown = "all" if have_allowed is None else (compress(have_allowed) or "none")
+                problems.append(f"{want['name']}: trunk allows VLANs {shown}, the model says {want_trunk['allowed_vlans']}")
         if want_trunk.get("native_vlan") != have_trunk.get("native_vlan") and want_trunk.get("native_vlan") is not None:
             problems.append(f"{want['name']}: native VLAN is {have_trunk.get('native_vlan')}, the model says {want_trunk['native_vlan']}")
     return problems
@@ -352,6 +387,21 @@ def _pending_port_channels(intent_: Mapping[str, Any], gathered: Mapping[str, An
             if key in want and have.get(key) != want[key]:
                 problems.append(f"{want['name']}: LACP {key.replace('_', '-')} is {have.get(key)!r}, the model says {want[key]!r}")
     return problems
+
+
+def trunk_items(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """nxos_config items {parents, lines} for the trunks whose allowed list is not the model's
+    (see trunk_config); [] when every list is right."""
+    l2 = _by_name(gathered.get("l2_interfaces"))
+    items = []
+    for want in intent_["l2_interfaces"]:
+        allowed = (want.get("trunk") or {}).get("allowed_vlans")
+        if want.get("mode") != "trunk" or not allowed:
+            continue
+        have = (l2.get(want["name"]) or {}).get("trunk") or {}
+        if gathered_allowed_vlans(have) != set(expand(allowed)):
+            items.append({"parents": [f"interface {want['name']}"], "lines": [f"switchport trunk allowed vlan {allowed}"]})
+    return items
 
 
 def pending(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[str]:
@@ -450,8 +500,9 @@ def compare(intent_: Mapping[str, Any], gathered: Mapping[str, Any], running: st
     configuration (nxos_facts, subset config);
     vpc_domain_commands: what nxos_vpc in check mode would send. Returns
     {pending: {concern: [sentence or CLI line]}, features: [names to enable],
-    vpc_interfaces: [items of the intent whose vPC line is missing], release: [nxos_config items
-    that return a decommissioned host's ports to the unused configuration]}. A concern with nothing
+    vpc_interfaces: [items of the intent whose vPC line is missing], trunk_vlans: [nxos_config items
+    that set a trunk's allowed list whole], release: [nxos_config items that return a
+    decommissioned host's ports to the unused configuration]}. A concern with nothing
     pending is left alone, so adding one DGX touches its ports only.
     """
     missing_features = missing_lines("".join(f"feature {name}\n" for name in intent_["features"]), running)
@@ -477,4 +528,5 @@ def compare(intent_: Mapping[str, Any], gathered: Mapping[str, Any], running: st
         "released": [f"{(item['parents'] or [''])[0].replace('interface ', '')}: {line}".lstrip(": ")
                      for item in release_items for line in item["lines"]],
     }
-    return {"pending": pending_, "features": features, "vpc_interfaces": vpc_interfaces, "release": release_items}
+    return {"pending": pending_, "features": features, "vpc_interfaces": vpc_interfaces,
+            "trunk_vlans": trunk_items(intent_, gathered), "release": release_items}

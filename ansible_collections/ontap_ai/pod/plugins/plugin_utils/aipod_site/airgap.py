@@ -167,9 +167,12 @@ def toolchain_artifacts(requirements_txt: str, constraints_txt: str, requirement
                             "ansible-builder build --build-arg EE_BASE_IMAGE=<mirror>/...",
                             "only to build the AWX/AAP execution environment (docs/execution-environment.md)", upstream=base))
     for entry in requirements_yml.get("collections") or []:
-        out.append(artifact("toolchain", "ansible collection", str(entry.get("name")), str(entry.get("version")), galaxy_server,
-                            "ansible-galaxy --server / ANSIBLE_GALAXY_SERVER",
-                            "requirements.yml; also bundled in the pinned ansible wheel"))
+        # requirements.yml bounds each collection from below by the version every row is tested with: mirror that one.
+        required = str(entry.get("version"))
+        tested = re.search(r">=\s*([0-9][^,\s]*)", required)
+        out.append(artifact("toolchain", "ansible collection", str(entry.get("name")), tested.group(1) if tested else required,
+                            galaxy_server, "ansible-galaxy --server / ANSIBLE_GALAXY_SERVER",
+                            f"requirements.yml ({required}); the tested version, bundled in the pinned ansible wheel"))
     for pin in pins(constraints_txt):
         top = pin["name"].lower().replace("_", "-") in direct
         out.append(artifact("toolchain", "python wheel", pin["name"], pin["version"], pip_index,
