@@ -54,3 +54,13 @@ def scaled_inventory(size: int) -> Path:
     subprocess.run([str(VENV_BIN / "python"), "scripts/scale_site.py", "inventories/lab", str(size), str(inventory)],
                    cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     return inventory
+
+
+def from_nothing(inventory: Path) -> None:
+    """Every lab component back to its factory state, sized for this inventory."""
+    lab("stop", "hosts", "nxos", "kubernetes")
+    lab("start", "ontap", inventory=inventory, AIPOD_LAB_ONTAP_FACTORY="1")
+    lab("start", "nxos", inventory=inventory, AIPOD_LAB_NXOS_WRITE_ERASE="1")
+    lab("start", "hosts", "kubernetes", inventory=inventory)
+    # Fact caches of earlier runs would skip work a first run has to do.
+    subprocess.run(["rm", "-rf", str(ROOT / ".cache" / "facts")], check=True)

@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_support import ROOT, VENV_BIN, environment, lab, recap, require_venv, scaled_inventory
+from bench_support import ROOT, VENV_BIN, environment, from_nothing, lab, recap, require_venv, scaled_inventory
 
 LAYER = re.compile(r"^    (?P<layer>\w+)\s+(?P<changed>\d+) changed\s+(?P<ok>\d+) ok\s+(?P<failed>\d+) failed\s+"
                    r"(?P<unreachable>\d+) unreachable\s+(?P<seconds>[\d.]+) s$", re.MULTILINE)
@@ -40,16 +40,6 @@ def ontap_ctl(*args: str) -> dict:
     result = subprocess.run([str(ROOT / "lab" / "ontap" / "ctl"), *args], cwd=ROOT, capture_output=True, text=True,
                             env=environment(), check=True)
     return json.loads(result.stdout)
-
-
-def from_nothing(inventory: Path) -> None:
-    """Every lab component back to its factory state, sized for this inventory."""
-    lab("stop", "hosts", "nxos", "kubernetes")
-    lab("start", "ontap", inventory=inventory, AIPOD_LAB_ONTAP_FACTORY="1")
-    lab("start", "nxos", inventory=inventory, AIPOD_LAB_NXOS_WRITE_ERASE="1")
-    lab("start", "hosts", "kubernetes", inventory=inventory)
-    # Fact caches of earlier runs would skip work a first run has to do.
-    subprocess.run(["rm", "-rf", str(ROOT / ".cache" / "facts")], check=True)
 
 
 # ansible-playbook arguments that pick the plays' strategy (--strategy); none for Ansible's linear, the default.

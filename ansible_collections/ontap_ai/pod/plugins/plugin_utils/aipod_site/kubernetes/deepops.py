@@ -59,7 +59,7 @@ def deepops_plan(model: dict) -> dict[str, Any]:
     """What the DeepOps inventory and group_vars say, from the model.
 
     {hosts: [{name, ip}], control_plane, etcd, workers, decommission, user, group, version, release_url,
-    service_cidr, pod_cidr}.
+    kube_version (None: the Kubernetes release the Kubespray of that DeepOps pins), service_cidr, pod_cidr}.
     Connection settings (ansible_host, ansible_user) are not model data: the role adds them from
     the inventory's variables.
     """
@@ -86,6 +86,7 @@ def deepops_plan(model: dict) -> dict[str, Any]:
         "decommission": [host for host in m.group_members(model, "decommission") if host in names],
         "version": m.as_str(deepops.get("version")),
         "release_url": m.as_str(deepops.get("release_url")),
+        "kube_version": m.as_str(deepops.get("kube_version")),
         "service_cidr": KUBESPRAY_SERVICE_CIDR,
         "pod_cidr": KUBESPRAY_POD_CIDR,
     }

@@ -101,6 +101,8 @@ def backend_spec(model: dict, backend: dict, export_cidrs: list[str]) -> dict[st
         spec["dataLIF"] = data
     spec["svm"] = svm["name"]
     spec["credentials"] = {"name": ontap_secret_name(svm["name"])}
+    if isinstance(backend.get("use_rest"), bool):
+        spec["useREST"] = backend["use_rest"]
     if m.as_str(backend.get("storage_prefix")) is not None:
         spec["storagePrefix"] = backend["storage_prefix"]
     if m.as_str(backend.get("limit_volume_size")):
@@ -204,8 +206,13 @@ def trident_plan(model: dict) -> dict[str, Any]:
         "deletionPolicy": m.as_str(snapshot.get("deletion_policy")) or DEFAULT_SNAPSHOT_CLASS["deletion_policy"],
     }
     install = m.as_dict(trident.get("install"))
+    support = kubernetes_support(trident.get("version"))
+    if support and support["max"]:
+        newest = _minor(support["max"])
+        support["below"] = f"{newest[0]}.{newest[1] + 1}"   # the first minor release it does not support
     return {
         "version": m.as_str(trident.get("version")),
+        "kubernetes_support": support,
         "namespace": namespace,
         "install": {"method": m.as_str(install.get("method")) or "preinstalled",
                     "chart_repo": m.as_str(install.get("chart_repo")),
@@ -292,6 +299,82 @@ def version_step(installed: str | None, wanted: str, method: str) -> dict[str, A
                        f"{UPGRADE_WINDOW}. Upgrade in steps (set trident.version to a release within the window first).")
     how = {"helm": "helm upgrade of the operator chart", "operator_manifests": "the operator manifests of the new release"}
     return {"action": "upgrade", "reason": f"Trident {installed} -> {wanted} through {how.get(method, method)}"}
+
+
+# Kubernetes releases each Trident release supports, (oldest, newest); None where NetApp names no
+# bound. Sources (docs/support-matrix.md): NetApp's Trident requirements page of each release; 26.02
+# needs 1.34 in practice, its snapshotter asking for VolumeGroupSnapshot v1beta2 (NetApp/trident#1114).
+KUBERNETES_SUPPORT: dict[str, tuple[str | None, str | None]] = {
+    "25.10": (None, "1.34"), "26.02": ("1.34", "1.35"), "26.06": ("1.27", "1.36")}
+
+
+def _minor(version: Any) -> tuple[int, int] | None:
+    parts = str(version or "").strip().lstrip("v").split(".")
+    return (int(parts[0]), int(parts[1])) if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit() else None
+
+
+def kubernetes_support(trident_version: Any) -> dict[str, Any] | None:
+    """The Kubernetes range of a Trident release, {release, min, max} (min or max None: no bound), or
+    None when the release is not in KUBERNETES_SUPPORT."""
+    release = _release(str(trident_version)) if isinstance(trident_version, str) else None
+    if release is None:
+        return None
+    name = f"{release[0]:02d}.{release[1]:02d}"
+    if name not in KUBERNETES_SUPPORT:
+        return None
+    oldest, newest = KUBERNETES_SUPPORT[name]
+    return {"release": name, "min": oldest, "max": newest}
+
+
+def kubernetes_support_problem(trident_version: Any, kubernetes_version: Any) -> str | None:
+    """Why Trident trident_version does not support Kubernetes kubernetes_version, or None."""
+    support = kubernetes_support(trident_version)
+    have = _minor(kubernetes_version)
+    if support is None or have is None:
+        return None
+    if support["min"] and have < _minor(support["min"]):
+        return (f"Trident {trident_version} needs Kubernetes {support['min']} or newer; the cluster is "
+                f"{str(kubernetes_version).lstrip('v')}")
+    if support["max"] and have > _minor(support["max"]):
+        return (f"Trident {trident_version} supports Kubernetes up to {support['max']}; the cluster is "
+                f"{str(kubernetes_version).lstrip('v')}")
+    return None
+
+
+# ONTAP releases that decide how Trident's ONTAP NAS drivers talk to the cluster (Trident's
+# ontap_common.go): REST is possible from 9.12.1, and the default from 9.15.1.
+ONTAP_REST_POSSIBLE = (9, 12, 1)
+ONTAP_REST_DEFAULT = (9, 15, 1)
+
+
+def _ontap_release(version: Any) -> tuple[int, int, int] | None:
+    parts = str(version or "").split(".")
+    if len(parts) != 3 or not all(part.isdigit() for part in parts):
+        return None
+    return int(parts[0]), int(parts[1]), int(parts[2])
+
+
+def ontap_transport_finding(ontap_version: Any, use_rest: Any, platform: Any = None) -> dict[str, str] | None:
+    """What Trident's REST/ZAPI choice means for one backend: {severity, message, fix}, or None.
+
+    ontap_version: the model's ontap.version (None: not given, nothing to check); use_rest: the
+    backend's use_rest (None when not set); platform: ontap.platform (AFX is REST-only).
+    """
+    afx = "AFX" in str(platform or "").upper()
+    if afx and use_rest is not True:
+        return {"severity": "error", "message": "AFX answers REST only, and Trident needs useREST to use it",
+                "fix": "set use_rest: true on the backend"}
+    release = _ontap_release(ontap_version)
+    if release is None:
+        return None
+    if release < ONTAP_REST_POSSIBLE and use_rest is True:
+        return {"severity": "error", "message": f"ONTAP {ontap_version} has no REST API Trident can use (9.12.1 or newer)",
+                "fix": "remove use_rest (Trident uses ZAPI), or upgrade ONTAP to 9.12.1 or newer"}
+    if ONTAP_REST_POSSIBLE <= release < ONTAP_REST_DEFAULT and use_rest is not True:
+        return {"severity": "warning", "message": f"on ONTAP {ontap_version} Trident talks ZAPI, which ONTAP is retiring, "
+                                                 "unless the backend says useREST",
+                "fix": "set use_rest: true on the backend (REST is Trident's default from ONTAP 9.15.1)"}
+    return None
 
 
 def chart_version_of(version: Any) -> str | None:

@@ -42,6 +42,7 @@ RULES: list[Rule] = [
     trident.trident,
     kubernetes.kubernetes_networks,
     trident.trident_backends,
+    trident.trident_versions,
     # secrets, files and downloads
     secrets.secrets,
     secrets.files,

@@ -5,10 +5,11 @@ import re
 
 from .. import model as m
 from ..kubernetes.deepops import kube_node_cidrs
-from ..kubernetes.trident import ANF_DRIVER, chart_version_of
+from ..kubernetes.trident import ANF_DRIVER, chart_version_of, kubernetes_support_problem, ontap_transport_finding
 from .context import Context
 
 MOUNT_OPTION = re.compile(r"^[a-z_][a-z0-9_]*(=[A-Za-z0-9_.:/-]+)?$")
+KUBE_VERSION = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+$")
 
 
 def trident(ctx: Context) -> None:
@@ -169,3 +170,38 @@ def trident_backends(ctx: Context) -> None:
                 ctx.warning("mount-options", ("trident", "storage_classes", index, "mount_options"),
                             f"StorageClass {storage_class.get('name')} asks for NFS {version}; the model enables only 3 and 4.1 on SVM {svm['name']}",
                             "use vers=3 or vers=4.1")
+
+
+def trident_versions(ctx: Context) -> None:
+    """Releases that must work together (docs/support-matrix.md, "Versions that work together"):
+    Trident and the Kubernetes release DeepOps deploys, Kubespray's kube_version form, and how
+    Trident talks to the ONTAP release of the model. The Trident upgrade path and the Kubernetes
+    release of an adopted cluster are checked by the trident role before it changes anything."""
+    kube = m.as_dict(ctx.model.get("kubernetes"))
+    deepops = m.as_dict(kube.get("deepops"))
+    kube_version = deepops.get("kube_version")
+    if kube.get("deployment") == "deepops" and isinstance(kube_version, str):
+        path = ("kubernetes", "deepops", "kube_version")
+        if kube_version.startswith("v"):
+            ctx.error("versions", path, f"kube_version {kube_version!r} has a leading v, which Kubespray no longer takes "
+                      "(since 2.28 it is a key of its checksum tables)", f"write {kube_version[1:]!r}")
+        elif not KUBE_VERSION.match(kube_version):
+            ctx.error("versions", path, f"kube_version {kube_version!r} is not a Kubernetes release (major.minor.patch)",
+                      "write it as Kubespray lists it, e.g. 1.35.2")
+        else:
+            trident_version = m.as_dict(ctx.model.get("trident")).get("version")
+            problem = kubernetes_support_problem(trident_version, kube_version)
+            if problem:
+                ctx.error("versions", ("trident", "version"), problem + " (kubernetes.deepops.kube_version)",
+                          "pick a Trident release that supports this Kubernetes, or another kube_version")
+    ontap = m.as_dict(ctx.model.get("ontap"))
+    for index, backend in enumerate(m.as_list(m.as_dict(ctx.model.get("trident")).get("backends"))):
+        backend = m.as_dict(backend)
+        if backend.get("driver") not in ("ontap-nas", "ontap-nas-flexgroup"):
+            continue
+        finding = ontap_transport_finding(ontap.get("version"), backend.get("use_rest"), ontap.get("platform"))
+        if finding:
+            report = ctx.error if finding["severity"] == "error" else ctx.warning
+            report("versions", ("trident", "backends", index, "use_rest"), f"backend {backend.get('name')}: {finding['message']}",
+                   finding["fix"])
+
