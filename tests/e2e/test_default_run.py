@@ -8,7 +8,8 @@ import re
 import subprocess
 
 import pytest
-from lab_support import BIN, documented_upstream_deprecations, lab, unexplained_deprecations
+from deprecation_table import documented_upstream_deprecations, unexplained_deprecations
+from lab_support import BIN, lab
 from project_paths import REPO
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]

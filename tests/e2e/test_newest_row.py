@@ -9,7 +9,8 @@ import re
 import subprocess
 
 import pytest
-from lab_support import lab, recap, unexplained_deprecations
+from deprecation_table import unexplained_deprecations
+from lab_support import lab, recap
 from project_paths import REPO
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]

@@ -1,0 +1,55 @@
+"""The bundle's own code prints no deprecation warning on the row that runs the tests (every row of
+docs/support-matrix.md runs the unit tests): every playbook's syntax check, validation of the
+sample, and the switch configuration preview, which runs the cisco.nxos modules offline. Warnings
+that docs/deprecations.md lists come from collections and are allowed."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from deprecation_table import unexplained_deprecations
+from project_paths import REPO, SAMPLE, SAMPLE_VAULT_PASSWORD
+
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(scope="module")
+def vault(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("vault") / "password"
+    path.write_bytes(SAMPLE_VAULT_PASSWORD)
+    return path
+
+
+def playbook(*args: str) -> subprocess.CompletedProcess:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ANSIBLE_")}
+    env.update(ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_DEPRECATION_WARNINGS="true",
+               PATH=f"{BIN}:{os.environ.get('PATH', '')}")
+    return subprocess.run([str(BIN / "ansible-playbook"), *args], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.mark.slow
+def test_syntax_checks_print_no_deprecation_of_ours(vault):
+    playbooks = sorted(str(path.relative_to(REPO)) for path in (REPO / "playbooks").glob("*.yml"))
+    result = playbook("--syntax-check", "-i", str(SAMPLE / "hosts.yml"), "--vault-id", f"sample@{vault}", *playbooks)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert unexplained_deprecations(result.stdout + result.stderr) == []
+
+
+@pytest.mark.slow
+def test_validation_and_the_switch_preview_print_no_deprecation_of_ours(vault, tmp_path):
+    result = playbook("-i", str(SAMPLE / "hosts.yml"), "--vault-id", f"sample@{vault}", "playbooks/validate.yml",
+                      "playbooks/switch_configs.yml", "-e", f"switch_configs_dir={tmp_path}")
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-4000:]
+    assert (tmp_path / "n3232c-a.cfg").is_file()
+    assert unexplained_deprecations(output) == []
+
+
+def test_an_unlisted_deprecation_would_be_caught():
+    assert unexplained_deprecations("[DEPRECATION WARNING]: Something of ours is deprecated.") == ["Something of ours is deprecated."]
+    assert unexplained_deprecations("[DEPRECATION WARNING]: Importing 'to_native' from 'ansible.module_utils._text' "
+                                    "is deprecated. This feature will be removed") == []
