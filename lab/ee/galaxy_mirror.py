@@ -41,6 +41,7 @@ class Artifact:
     version: str
     dependencies: dict
     data: bytes
+    requires_ansible: str | None = None
 
     @property
     def filename(self) -> str:
@@ -99,7 +100,10 @@ def pack(collection_dir: pathlib.Path) -> Artifact:
         for entry in files["files"]:
             if entry["name"] != ".":
                 tar.add(collection_dir / entry["name"], arcname=entry["name"], recursive=False, filter=_normalised)
-    return Artifact(info["namespace"], info["name"], info["version"], info.get("dependencies") or {}, buffer.getvalue())
+    runtime = collection_dir / "meta" / "runtime.yml"
+    requires = (yaml.safe_load(runtime.read_text()) or {}).get("requires_ansible") if runtime.is_file() else None
+    return Artifact(info["namespace"], info["name"], info["version"], info.get("dependencies") or {}, buffer.getvalue(),
+                    str(requires) if requires else None)
 
 
 def _normalised(member: tarfile.TarInfo) -> tarfile.TarInfo:
@@ -109,21 +113,30 @@ def _normalised(member: tarfile.TarInfo) -> tarfile.TarInfo:
 
 
 def artifacts(requirements: pathlib.Path, search_paths: list[pathlib.Path]) -> dict[tuple[str, str], Artifact]:
-    """The required collections, each packed from the first search path whose copy satisfies the requirement."""
+    """The required collections and the collections they depend on (as Galaxy would resolve them),
+    each packed from the first search path whose copy satisfies what asks for it."""
     packed: dict[tuple[str, str], Artifact] = {}
-    for fqcn, version in pinned_collections(requirements):
+    wanted = [(fqcn, version, requirements.name) for fqcn, version in pinned_collections(requirements)]
+    while wanted:
+        fqcn, version, asked_by = wanted.pop(0)
         namespace, name = fqcn.split(".", 1)
+        if (namespace, name) in packed:
+            continue
         found = []
         for root in search_paths:
             manifest = root / "ansible_collections" / namespace / name / "MANIFEST.json"
             if manifest.is_file():
                 found.append(json.loads(manifest.read_text())["collection_info"]["version"])
-                if Version(found[-1]) in specifier(version):
-                    packed[(namespace, name)] = pack(manifest.parent)
+                if version == "*" or Version(found[-1]) in specifier(version):
+                    artifact = pack(manifest.parent)
+                    packed[(namespace, name)] = artifact
+                    wanted += [(dependency, str(spec), f"{fqcn} {artifact.version}")
+                               for dependency, spec in sorted(artifact.dependencies.items())]
                     break
         else:
             have = ", ".join(found) or "none installed"
-            raise MirrorError(f"{fqcn} {version} is pinned in {requirements.name} but not installed ({have})")
+            where = "pinned in" if asked_by == requirements.name else "a dependency of"
+            raise MirrorError(f"{fqcn} {version} is {where} {asked_by} but not installed ({have})")
     return packed
 
 
@@ -151,13 +164,15 @@ def respond(path: str, packed: dict[tuple[str, str], Artifact]) -> tuple[int, st
                       "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"})
     if len(parts) == 5 and parts[4] == "versions":
         return _json({"meta": {"count": 1}, "links": {"first": None, "previous": None, "next": None, "last": None},
-                      "data": [{"version": artifact.version, "href": f"{href}versions/{artifact.version}/"}]})
+                      "data": [{"version": artifact.version, "href": f"{href}versions/{artifact.version}/",
+                                **({"requires_ansible": artifact.requires_ansible} if artifact.requires_ansible else {})}]})
     if len(parts) == 6 and parts[4] == "versions" and parts[5] == artifact.version:
         return _json({"href": f"{href}versions/{artifact.version}/", "version": artifact.version,
                       "namespace": {"name": artifact.namespace}, "collection": {"name": artifact.name},
                       "download_url": f"{API_ROOT}download/{artifact.filename}",
                       "artifact": {"filename": artifact.filename, "sha256": artifact.sha256, "size": len(artifact.data)},
-                      "metadata": {"dependencies": artifact.dependencies}, "signatures": []})
+                      "metadata": {"dependencies": artifact.dependencies}, "signatures": [],
+                      **({"requires_ansible": artifact.requires_ansible} if artifact.requires_ansible else {})})
     return _json({"detail": "not found"}, 404)
 
 

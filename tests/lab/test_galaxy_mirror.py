@@ -16,7 +16,7 @@ BIN = Path(sys.executable).parent
 
 
 def make_collection(root: Path, namespace: str = "acme", name: str = "tools", version: str = "1.2.3",
-                    listed_but_missing: bool = True) -> Path:
+                    listed_but_missing: bool = True, dependencies: dict | None = None) -> Path:
     """An installed collection whose FILES.json also lists a file that is not installed (as the ansible wheel's do)."""
     import hashlib
 
@@ -32,9 +32,15 @@ def make_collection(root: Path, namespace: str = "acme", name: str = "tools", ve
     if listed_but_missing:
         files += [{"name": "tests", "ftype": "dir", "chksum_type": None, "chksum_sha256": None, "format": 1},
                   {"name": "tests/t.py", "ftype": "file", "chksum_type": "sha256", "chksum_sha256": "0" * 64, "format": 1}]
+    (collection / "meta").mkdir()
+    (collection / "meta" / "runtime.yml").write_text('requires_ansible: ">=2.16.0"\n')
+    files.append({"name": "meta", "ftype": "dir", "chksum_type": None, "chksum_sha256": None, "format": 1})
+    files.append({"name": "meta/runtime.yml", "ftype": "file", "chksum_type": "sha256",
+                  "chksum_sha256": hashlib.sha256((collection / "meta" / "runtime.yml").read_bytes()).hexdigest(), "format": 1})
     files_json = json.dumps({"files": files, "format": 1}).encode()
     (collection / "FILES.json").write_bytes(files_json)
-    manifest = {"collection_info": {"namespace": namespace, "name": name, "version": version, "dependencies": {},
+    manifest = {"collection_info": {"namespace": namespace, "name": name, "version": version,
+                                    "dependencies": dependencies or {},
                                     "authors": ["a"], "readme": "README.md", "license": ["MIT"]},
                 "file_manifest_file": {"name": "FILES.json", "ftype": "file", "chksum_type": "sha256",
                                        "chksum_sha256": hashlib.sha256(files_json).hexdigest(), "format": 1},
@@ -56,7 +62,8 @@ def test_the_artifact_lists_only_what_is_installed(tmp_path):
         files = json.loads(tar.extractfile("FILES.json").read())
     assert names[:2] == ["MANIFEST.json", "FILES.json"] and "plugins/filter/x.py" in names
     assert not any(name.startswith("tests") for name in names)
-    assert [entry["name"] for entry in files["files"]] == [".", "plugins", "plugins/filter", "plugins/filter/x.py"]
+    assert [entry["name"] for entry in files["files"]] == [".", "plugins", "plugins/filter", "plugins/filter/x.py", "meta",
+                                                          "meta/runtime.yml"]
 
 
 def test_a_pin_the_installation_does_not_hold_is_refused(tmp_path):
@@ -110,3 +117,18 @@ def test_ansible_galaxy_installs_and_verifies_from_it(tmp_path):
     verified = subprocess.run([str(BIN / "ansible-galaxy"), "collection", "verify", "--offline", "acme.tools", "-p", str(target)],
                               env=env, capture_output=True, text=True, timeout=120)
     assert verified.returncode == 0 and "internally consistent" in verified.stdout, verified.stdout + verified.stderr
+
+
+def test_dependencies_are_served_as_galaxy_resolves_them_with_requires_ansible(tmp_path):
+    """community.general 13 depends on community.library_inventory_filtering_v1: a requirements file
+    that names the first only still installs, as from Galaxy."""
+    make_collection(tmp_path / "installed", dependencies={"acme.lib": ">=1.0.0"})
+    make_collection(tmp_path / "installed", name="lib", version="1.1.5")
+    packed = galaxy_mirror.artifacts(requirements(tmp_path), [tmp_path / "installed"])
+    assert sorted(packed) == [("acme", "lib"), ("acme", "tools")]
+    status, _, body = galaxy_mirror.respond("/api/v3/collections/acme/lib/versions/1.1.5/", packed)
+    assert status == 200 and json.loads(body)["requires_ansible"] == ">=2.16.0"
+    make_collection(tmp_path / "other", dependencies={"acme.lib": ">=2.0.0"})
+    make_collection(tmp_path / "other", name="lib", version="1.1.5")
+    with pytest.raises(galaxy_mirror.MirrorError, match=r"acme.lib >=2.0.0 is a dependency of acme.tools 1.2.3 but not installed"):
+        galaxy_mirror.artifacts(requirements(tmp_path), [tmp_path / "other"])
