@@ -371,8 +371,8 @@ def ontap_transport_finding(ontap_version: Any, use_rest: Any, platform: Any = N
         return {"severity": "error", "message": f"ONTAP {ontap_version} has no REST API Trident can use (9.12.1 or newer)",
                 "fix": "remove use_rest (Trident uses ZAPI), or upgrade ONTAP to 9.12.1 or newer"}
     if ONTAP_REST_POSSIBLE <= release < ONTAP_REST_DEFAULT and use_rest is not True:
-        return {"severity": "warning", "message": f"on ONTAP {ontap_version} Trident talks ZAPI, which ONTAP is retiring, "
-                                                 "unless the backend says useREST",
+        return {"severity": "warning",
+                "message": f"on ONTAP {ontap_version} Trident talks ZAPI, which ONTAP is retiring, unless the backend says useREST",
                 "fix": "set use_rest: true on the backend (REST is Trident's default from ONTAP 9.15.1)"}
     return None
 

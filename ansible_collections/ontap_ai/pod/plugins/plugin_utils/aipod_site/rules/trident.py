@@ -204,4 +204,3 @@ def trident_versions(ctx: Context) -> None:
             report = ctx.error if finding["severity"] == "error" else ctx.warning
             report("versions", ("trident", "backends", index, "use_rest"), f"backend {backend.get('name')}: {finding['message']}",
                    finding["fix"])
-
