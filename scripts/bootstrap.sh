@@ -72,6 +72,10 @@ else
   if [ ! -x "$VENV/bin/python" ]; then
     say "creating virtualenv .venv ($("$PYTHON" -V 2>&1))"
     "$PYTHON" -m venv "$VENV"
+  elif [ "$("$VENV/bin/python" -V 2>&1)" != "$("$PYTHON" -V 2>&1)" ]; then
+    # A control node moved to a newer Python (row 12 -> 14): the old virtualenv cannot take the new row.
+    say "recreating virtualenv .venv: $("$VENV/bin/python" -V 2>&1) -> $("$PYTHON" -V 2>&1)"
+    "$PYTHON" -m venv --clear "$VENV"
   fi
   say "installing the pinned Python requirements of row ansible $row ($(grep -m1 '^ansible==' "$requirements"): collections, linters, test tools)"
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
