@@ -6,6 +6,8 @@ import os
 import re
 import subprocess
 import sys
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,3 +66,21 @@ def from_nothing(inventory: Path) -> None:
     lab("start", "hosts", "kubernetes", inventory=inventory)
     # Fact caches of earlier runs would skip work a first run has to do.
     subprocess.run(["rm", "-rf", str(ROOT / ".cache" / "facts")], check=True)
+
+
+def measure_each(items: Iterable, measure: Callable[[object, Path], dict]) -> tuple[list[dict], float]:
+    """measure(item, logs) for each item, then the lab back to inventories/lab whatever happened;
+    returns the results and the whole benchmark's seconds. Logs go to .lab/benchmarks."""
+    logs = ROOT / ".lab" / "benchmarks"
+    logs.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    results = []
+    try:
+        for item in items:
+            results.append(measure(item, logs))
+    finally:
+        print("== restoring the lab to inventories/lab", flush=True)
+        lab("stop", "hosts")
+        lab("start")
+    return results, time.monotonic() - started
+

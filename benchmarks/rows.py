@@ -27,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_support import ROOT, VENV_BIN, environment, from_nothing, lab, recap, require_venv
+from bench_support import ROOT, VENV_BIN, environment, from_nothing, measure_each, recap, require_venv
 
 SITE_TIME = re.compile(r"==> site\.yml: SUCCESS in (?P<seconds>[\d.]+) s")
 INVENTORY = ROOT / "inventories" / "lab" / "hosts.yml"
@@ -87,18 +87,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
     require_venv()
-    logs = ROOT / ".lab" / "benchmarks"
-    logs.mkdir(parents=True, exist_ok=True)
-    started = time.monotonic()
-    results = []
-    try:
-        for row in args.rows:
-            results.append(measure(row, logs, args.noop_runs))
-    finally:
-        print("== restoring the lab to inventories/lab", flush=True)
-        lab("stop", "hosts")
-        lab("start")
-    total = time.monotonic() - started
+    results, total = measure_each(args.rows, lambda row, logs: measure(row, logs, args.noop_runs))
     print(f"\nsite.yml on the lab, by row of the support matrix; {os.cpu_count()} CPUs; whole benchmark {total:.0f} s")
     print(f"{'row':>4} {'first':>9} {'no-op':>9} {'no-op/first':>12}  version; no-op runs")
     for r in results:

@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_support import ROOT, VENV_BIN, environment, from_nothing, lab, recap, require_venv, scaled_inventory
+from bench_support import ROOT, VENV_BIN, environment, from_nothing, measure_each, recap, require_venv, scaled_inventory
 
 LAYER = re.compile(r"^    (?P<layer>\w+)\s+(?P<changed>\d+) changed\s+(?P<ok>\d+) ok\s+(?P<failed>\d+) failed\s+"
                    r"(?P<unreachable>\d+) unreachable\s+(?P<seconds>[\d.]+) s$", re.MULTILINE)
@@ -100,18 +100,7 @@ def main() -> int:
     if args.strategy != "linear":
         STRATEGY_ARGUMENTS.extend(["-e", f"compute_strategy={args.strategy}", "-e", f"control_node_strategy={args.strategy}"])
     require_venv()
-    logs = ROOT / ".lab" / "benchmarks"
-    logs.mkdir(parents=True, exist_ok=True)
-    started = time.monotonic()
-    results = []
-    try:
-        for size in args.sizes:
-            results.append(measure(size, logs, args.noop_runs))
-    finally:
-        print("== restoring the lab to inventories/lab", flush=True)
-        lab("stop", "hosts")
-        lab("start")
-    total = time.monotonic() - started
+    results, total = measure_each(args.sizes, lambda size, logs: measure(size, logs, args.noop_runs))
     print_summary(results, total, args.strategy)
     if args.json:
         args.json.write_text(json.dumps({"cpus": os.cpu_count(), "strategy": args.strategy, "seconds": round(total), "results": results},
