@@ -106,9 +106,9 @@ def overlapping_networks(model: dict, cidr: str) -> list[str]:
 KUBESPRAY_DIR = "submodules/kubespray"
 
 
-def _minor(version: str) -> tuple[int, int] | None:
-    """(major, minor) of a Kubespray tag such as v2.31.0; None when it is not one."""
-    parts = version.lstrip("v").split(".")
+def minor_version(version: Any) -> tuple[int, int] | None:
+    """(major, minor) of a release such as v2.31.0 (a Kubespray tag) or 1.35.2 (Kubernetes); None when it is not one."""
+    parts = str(version or "").strip().lstrip("v").split(".")
     try:
         return int(parts[0]), int(parts[1])
     except (ValueError, IndexError):
@@ -121,7 +121,7 @@ def upgrade_refusal(deployed: str, wanted: str) -> str:
     Kubespray upgrades one minor release at a time and never downgrades (its docs: "skipping
     releases is not supported"); a DeepOps release pins its Kubespray, so the pair moves together.
     """
-    have, want = _minor(deployed), _minor(wanted)
+    have, want = minor_version(deployed), minor_version(wanted)
     if have is None or want is None or have == want:
         return ""
     if want < have:

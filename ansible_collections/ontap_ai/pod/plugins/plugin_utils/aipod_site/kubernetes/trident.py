@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from .. import model as m
-from .deepops import kube_node_cidrs
+from .deepops import kube_node_cidrs, minor_version
 
 TRIDENT_PROVISIONER = "csi.trident.netapp.io"
 TRIDENT_API = "trident.netapp.io/v1"
@@ -208,7 +208,7 @@ def trident_plan(model: dict) -> dict[str, Any]:
     install = m.as_dict(trident.get("install"))
     support = kubernetes_support(trident.get("version"))
     if support and support["max"]:
-        newest = _minor(support["max"])
+        newest = minor_version(support["max"])
         support["below"] = f"{newest[0]}.{newest[1] + 1}"   # the first minor release it does not support
     return {
         "version": m.as_str(trident.get("version")),
@@ -308,11 +308,6 @@ KUBERNETES_SUPPORT: dict[str, tuple[str | None, str | None]] = {
     "25.10": (None, "1.34"), "26.02": ("1.34", "1.35"), "26.06": ("1.27", "1.36")}
 
 
-def _minor(version: Any) -> tuple[int, int] | None:
-    parts = str(version or "").strip().lstrip("v").split(".")
-    return (int(parts[0]), int(parts[1])) if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit() else None
-
-
 def kubernetes_support(trident_version: Any) -> dict[str, Any] | None:
     """The Kubernetes range of a Trident release, {release, min, max} (min or max None: no bound), or
     None when the release is not in KUBERNETES_SUPPORT."""
@@ -329,13 +324,13 @@ def kubernetes_support(trident_version: Any) -> dict[str, Any] | None:
 def kubernetes_support_problem(trident_version: Any, kubernetes_version: Any) -> str | None:
     """Why Trident trident_version does not support Kubernetes kubernetes_version, or None."""
     support = kubernetes_support(trident_version)
-    have = _minor(kubernetes_version)
+    have = minor_version(kubernetes_version)
     if support is None or have is None:
         return None
-    if support["min"] and have < _minor(support["min"]):
+    if support["min"] and have < minor_version(support["min"]):
         return (f"Trident {trident_version} needs Kubernetes {support['min']} or newer; the cluster is "
                 f"{str(kubernetes_version).lstrip('v')}")
-    if support["max"] and have > _minor(support["max"]):
+    if support["max"] and have > minor_version(support["max"]):
         return (f"Trident {trident_version} supports Kubernetes up to {support['max']}; the cluster is "
                 f"{str(kubernetes_version).lstrip('v')}")
     return None
