@@ -21,6 +21,16 @@ description:
     a "billion laughs") ends the run there, with exit status 2, before Ansible expands it.
   - A report section that is a dict with C(title) and C(markdown) (for example the list of artefacts
     of C(playbooks/airgap_artifacts.yml)) is written into the Markdown report as it is.
+  - Holds the site's run lock (C(docs/interrupted-runs.md)) from before the first play to the end
+    of a run that changes the site. A second such run on the same site (named by C(pod.name)) is
+    refused at once, exit status 2, naming the run that holds it. Processes a killed run left
+    holding the lock are waited for, then named. Read-only playbooks and check mode take no lock
+    and warn when a changing run holds it.
+  - Tasks returning an C(aipod_resolved) list, or setting it as a fact (what an earlier, stopped run
+    left armed and what this run did about it), are gathered, for every host, into the report's
+    C(resolved) section.
+  - When the previous run did not finish, sets C(AIPOD_PREVIOUS_RUN_INTERRUPTED=true) in the run's
+    environment, for the plays that wait for what it may have cut off.
 version_added: "1.0.0"
 author: ONTAP AI pod bundle contributors (!UNKNOWN)
 requirements:
@@ -35,6 +45,26 @@ options:
     ini:
       - section: aipod_progress
         key: report_root
+  run_lock_dir:
+    description:
+      - Directory of the sites' run locks. Every user and control node that runs a site must use
+        the same one for the lock to keep their runs apart (a shared, group-writable directory).
+    default: ~/.ansible/ontap_ai_pod/locks
+    type: path
+    env:
+      - name: AIPOD_RUN_LOCK_DIR
+    ini:
+      - section: aipod_progress
+        key: run_lock_dir
+  run_lock_wait:
+    description: Seconds to wait for processes a killed run left holding the lock before refusing.
+    default: 120
+    type: int
+    env:
+      - name: AIPOD_RUN_LOCK_WAIT
+    ini:
+      - section: aipod_progress
+        key: run_lock_wait
 """
 
 import datetime
@@ -70,6 +100,8 @@ class CallbackModule(CallbackBase):
         self._inventory = ""
         self._run_dir = None
         self._stint_results = 0
+        self._run_lock = None
+        self._resolved: list[dict] = []
 
     # ------------------------------------------------------------------ bookkeeping
     def _layer_of(self, play) -> str:
@@ -138,25 +170,66 @@ class CallbackModule(CallbackBase):
             os.symlink(os.path.basename(self._run_dir), latest)
         except OSError:
             pass
-        refused = self._report_unreadable_inventory()
+        refused, site_name = self._report_unreadable_inventory()
         if refused:
-            self._stop(refused)
+            self._stop([str(finding) for finding in refused], "read the site model",
+                       f"the site model holds {len(refused)} file(s) the validator will not read")
+        self._lock_site(site_name)
 
-    def _stop(self, refused: list) -> None:
+    def _stop(self, messages: list, task: str, why: str) -> None:
         """End the run before any play: a file over the loader's budget would be expanded (or, nested
-        deep enough, crash Ansible's own YAML loader) by whatever reads it next."""
+        deep enough, crash Ansible's own YAML loader) by whatever reads it next; another run holds
+        the site."""
         self._enter("validate")
-        for finding in refused:
-            self._failures.append({"layer": "validate", "host": "localhost", "task": "read the site model", "message": str(finding)})
+        for message in messages:
+            self._failures.append({"layer": "validate", "host": "localhost", "task": task, "message": message})
         elapsed = time.time() - self._started
         path = self._write_report(False, elapsed)
-        self._display.display(f"==> {self._playbook}: REFUSED in {elapsed:.1f} s: the site model holds {len(refused)} file(s) "
-                              "the validator will not read; nothing was run", color="bright red")
+        self._display.display(f"==> {self._playbook}: REFUSED in {elapsed:.1f} s: {why}; nothing was run", color="bright red")
         if path:
             self._display.display(f"==> run report: {os.path.relpath(path)}", color="bright red")
         sys.exit(REFUSED_EXIT_CODE)
 
-    def _report_unreadable_inventory(self) -> list:
+    def _lock_site(self, site_name: str) -> None:
+        """Take the site's run lock for a run that changes it; a read-only run only looks."""
+        if self._run_lock is not None or not site_name:
+            return
+        from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run import lock as run_lock
+
+        self._run_lock = run_lock.RunLock(self.get_option("run_lock_dir"), site_name)
+        if self._playbook in run_lock.READ_ONLY_PLAYBOOKS or context.CLIARGS.get("check"):
+            try:
+                holder = self._run_lock.held_by_other()
+            except OSError:
+                holder = None
+            if holder is not None:
+                self._display.warning(f"site '{site_name}' is being changed by {holder.describe()}: what this run reads "
+                                      "may be mid-change")
+            self._run_lock = None
+            return
+        me = run_lock.this_run(self._playbook, sys.argv)
+        try:
+            outcome = self._run_lock.take(me, self.get_option("run_lock_wait"),
+                                          progress=lambda line: self._display.display(f"==> run lock: {line}", color="yellow"))
+        except OSError as error:
+            # Without the lock a second run could change the site at the same time: refuse.
+            message = (f"the run lock of site '{site_name}' cannot be taken in {self._run_lock.directory}: {error.strerror or error}. "
+                       "Set AIPOD_RUN_LOCK_DIR (or run_lock_dir in the [aipod_progress] section of ansible.cfg) to a directory "
+                       "this user can write.")
+            self._display.error(f"run lock: {message}", wrap_text=False)
+            self._stop([message], "take the site's run lock", "the site's run lock cannot be taken")
+        self._sections["run_lock"] = outcome.report()
+        if not outcome.taken:
+            self._display.error(f"run lock: {outcome.refusal}", wrap_text=False)
+            self._stop([outcome.refusal], "take the site's run lock", f"the site '{site_name}' is held by another run")
+        if outcome.previous_interrupted:
+            # Read by the plays (lookup env) in this process and the workers it forks from now on.
+            os.environ["AIPOD_PREVIOUS_RUN_INTERRUPTED"] = "true"
+            self._display.warning(f"the previous run on site '{site_name}', {outcome.previous.describe()}, did not finish "
+                                  "(killed, or its control node stopped). This run resolves what it left armed before it "
+                                  "changes anything (docs/interrupted-runs.md).")
+
+    def _report_unreadable_inventory(self) -> tuple[list, str]:
         """Ansible stops on a vars file that is not YAML without saying where; say it first, located.
 
         A file over the loader's budget (an alias bomb) is named here too. Loading is bounded
@@ -164,12 +237,14 @@ class CallbackModule(CallbackBase):
         a malformed value is caught here. MemoryError and KeyboardInterrupt are never caught.
         """
         refused: list = []
+        site_name = ""
         try:
             from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
         except ImportError:
-            return refused
+            return refused, site_name
         for source in context.CLIARGS.get("inventory") or ():
-            if not os.path.isdir(str(source)):
+            # A directory, or its hosts file (-i inventories/<site>/hosts.yml); not "host1,host2,".
+            if not os.path.exists(str(source)):
                 continue
             try:
                 site = load_site(str(source))
@@ -181,7 +256,11 @@ class CallbackModule(CallbackBase):
                     self._display.error(f"site model: {finding}", wrap_text=False)
                 if finding.rule == "yaml-limit":
                     refused.append(finding)
-        return refused
+            pod = site.model.get("pod")
+            name = pod.get("name") if isinstance(pod, dict) else None
+            if not site_name:
+                site_name = name if isinstance(name, str) and name else os.path.basename(site.inventory_dir.rstrip("/"))
+        return refused, site_name
 
     def v2_playbook_on_play_start(self, play):
         self._enter(self._layer_of(play))
@@ -195,6 +274,10 @@ class CallbackModule(CallbackBase):
         if action in ("validate_site", "ansible.legacy.validate_site"):
             self._sections["validation"] = {"summary": data.get("summary"), "sizing": data.get("sizing"),
                                             "warnings": [w.get("message") for w in data.get("site_warnings", [])]}
+        resolved = data.get("aipod_resolved") or (data.get("ansible_facts") or {}).get("aipod_resolved")
+        if isinstance(resolved, list):
+            host = result._host.get_name()
+            self._resolved += [{"host": host, **entry} for entry in resolved if isinstance(entry, dict)]
         # A task hands a section to the report as a result key or as a fact (set_fact shows nothing).
         for report in (data.get("aipod_report"), (data.get("ansible_facts") or {}).get("aipod_report")):
             if isinstance(report, dict):
@@ -233,9 +316,15 @@ class CallbackModule(CallbackBase):
             lines.append("    failures:")
             for failure in self._failures:
                 lines.append(f"      [{failure['layer']}] {failure['host']}: {failure['task']}: {failure['message']}")
+        if self._resolved:
+            lines.append("    found from an earlier run:")
+            lines += [f"      {entry['host']}: {entry.get('item')}: {entry.get('found')}; {entry.get('action')}"
+                      for entry in self._resolved]
         path = self._write_report(ok, elapsed)
         if path:
             lines.append(f"==> run report: {os.path.relpath(path)}")
+        if self._run_lock is not None:
+            self._run_lock.finish("ok" if ok else "failed")
         for line in lines:
             self._display.display(line, color="bright green" if ok else "bright red")
 
@@ -246,7 +335,7 @@ class CallbackModule(CallbackBase):
         layers = {name: {k: (sorted(v) if isinstance(v, set) else v) for k, v in self._layers[name].items() if k != "since"}
                   for name in self._order}
         data = {"playbook": self._playbook, "inventory": self._inventory, "ok": ok, "seconds": round(elapsed, 1),
-                "layers": layers, "failures": self._failures, **self._sections}
+                "layers": layers, "failures": self._failures, "resolved": self._resolved, **self._sections}
         with open(os.path.join(self._run_dir, "report.json"), "w", encoding="utf-8") as handle:
             json.dump(data, handle, indent=2, default=str)
         markdown = self._markdown(data)
@@ -298,6 +387,20 @@ class CallbackModule(CallbackBase):
         for section in data.values():
             if isinstance(section, dict) and isinstance(section.get("title"), str) and isinstance(section.get("markdown"), str):
                 out += [f"## {section['title']}", "", section["markdown"], ""]
+        run_lock = data.get("run_lock") or {}
+        previous = run_lock.get("previous_run") or {}
+        if previous.get("interrupted") or data["resolved"]:
+            out += ["## Found from an earlier run", ""]
+            if previous.get("interrupted"):
+                out += [f"- The previous run, {previous.get('playbook')} by {previous.get('user')}@{previous.get('host')} "
+                        f"(pid {previous.get('pid')}), did not finish."
+                        + (f" This run waited {run_lock['waited_for_survivors_seconds']} s for processes it left."
+                           if run_lock.get("waited_for_survivors_seconds") else ""), ""]
+            if data["resolved"]:
+                out += ["| host | item | found | done |", "|---|---|---|---|"]
+                out += [f"| {entry['host']} | {entry.get('item')} | {str(entry.get('found')).replace('|', '/')} | "
+                        f"{str(entry.get('action')).replace('|', '/')} |" for entry in data["resolved"]]
+            out.append("")
         if data["failures"]:
             out += ["## Failures", ""] + [f"- [{f['layer']}] `{f['host']}` {f['task']}: {f['message']}" for f in data["failures"]]
             out.append("")

@@ -1,0 +1,1 @@
+"""Run-level safety: the site run lock and what a stopped run left behind."""

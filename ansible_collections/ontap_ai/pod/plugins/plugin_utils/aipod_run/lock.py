@@ -1,0 +1,357 @@
+"""The site's run lock: one changing run per site at a time, and what a killed run left behind.
+
+A run that changes the site holds an exclusive flock(2) on ``<lock_dir>/<site>.lock`` for its
+whole life. The kernel drops the lock when the last process holding the file closes, so a killed
+run never leaves a lock that blocks the next one. Ansible's workers are forked from the run's main
+process after the lock is taken, so they hold it too: a worker that outlives a killed run (workers
+call setsid, so killing the run's process group misses them) keeps the site locked until it ends.
+The next run then finds them by the open file and waits for them, or refuses and names them.
+
+Who holds the lock is written beside it, in ``<site>.run.json`` (replaced atomically), with the
+run's end once it finishes: a record without an end, whose lock is free, is a run that was killed.
+
+Pure functions and one class; the progress callback is the glue (it runs in the main process).
+"""
+from __future__ import annotations
+
+import datetime
+import errno
+import fcntl
+import getpass
+import json
+import os
+import re
+import socket
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+
+RECORD_LIMIT = 64 * 1024
+SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+# Playbooks that read the site and change nothing on it: they take no lock, and warn when a
+# changing run holds it (what they read may be mid-change).
+READ_ONLY_PLAYBOOKS = frozenset({"validate.yml", "verify.yml", "verify_kubernetes.yml", "drift.yml", "cabling.yml",
+                                 "switch_configs.yml", "airgap_artifacts.yml"})
+
+
+@dataclass
+class Holder:
+    """The run that holds (or last held) a site's lock."""
+
+    pid: int
+    user: str
+    host: str
+    playbook: str
+    started: float
+    boot_id: str = ""
+    start_ticks: int = 0
+    command: str = ""
+    awx_job: str = ""
+    finished: float | None = None
+    outcome: str = ""
+
+    def describe(self, now: float | None = None) -> str:
+        """'site.yml by alice@ctl01 (pid 4242, AWX job 17), started 2026-11-25 10:02:11 UTC, 3 min ago'"""
+        now = time.time() if now is None else now
+        when = datetime.datetime.fromtimestamp(self.started, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        job = f", AWX job {self.awx_job}" if self.awx_job else ""
+        return (f"{self.playbook} by {self.user}@{self.host} (pid {self.pid}{job}), started {when}, "
+                f"{_ago(now - self.started)}")
+
+
+@dataclass
+class Process:
+    """A process found holding the lock file or serving a dead run's persistent connection."""
+
+    pid: int
+    command: str
+
+    def __str__(self) -> str:
+        return f"{self.pid} ({self.command})"
+
+
+@dataclass
+class Outcome:
+    """What taking the lock found. ``taken`` False means refused, with ``refusal`` saying why."""
+
+    taken: bool
+    site: str
+    path: str
+    refusal: str = ""
+    previous: Holder | None = None
+    previous_interrupted: bool = False
+    waited_seconds: float = 0.0
+    survivors: list[Process] = field(default_factory=list)
+
+    def report(self) -> dict:
+        """The run report's section: the lock, and the previous run when it did not finish."""
+        section: dict = {"site": self.site, "lock": self.path, "taken": self.taken}
+        if self.previous is not None:
+            section["previous_run"] = {**asdict(self.previous), "interrupted": self.previous_interrupted}
+        if self.waited_seconds:
+            section["waited_for_survivors_seconds"] = round(self.waited_seconds, 1)
+        if self.survivors:
+            section["survivors"] = [str(process) for process in self.survivors]
+        if self.refusal:
+            section["refusal"] = self.refusal
+        return section
+
+
+def _ago(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    if seconds < 120:
+        return f"{seconds} s ago"
+    if seconds < 7200:
+        return f"{seconds // 60} min ago"
+    return f"{seconds // 3600} h ago"
+
+
+def site_file_name(site: str) -> str:
+    """A file name for a site's name: the name itself when it is plain, never a path."""
+    cleaned = SAFE_NAME.sub("-", site).strip(".-") or "site"
+    return cleaned[:100]
+
+
+def boot_id() -> str:
+    try:
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as handle:
+            return handle.read().strip()
+    except OSError:
+        return ""
+
+
+def start_ticks(pid: int) -> int:
+    """The process's start time in clock ticks since boot (0 when it does not exist): with the boot
+    id it tells a live holder from a recycled pid."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            stat = handle.read()
+    except OSError:
+        return 0
+    # The command name (field 2) is in parentheses and may hold spaces: fields resume after the last ')'.
+    fields = stat[stat.rfind(")") + 2:].split()
+    return int(fields[19]) if len(fields) > 19 else 0
+
+
+def holder_alive(holder: Holder, this_host: str, this_boot: str) -> bool | None:
+    """True or False for a holder on this control node; None when it ran elsewhere (unknowable here)."""
+    if holder.host != this_host:
+        return None
+    if holder.boot_id and this_boot and holder.boot_id != this_boot:
+        return False
+    ticks = start_ticks(holder.pid)
+    return ticks != 0 and (not holder.start_ticks or ticks == holder.start_ticks)
+
+
+def read_holder(path: str) -> Holder | None:
+    """The record beside a lock; None when there is none or it cannot be read as one."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.loads(handle.read(RECORD_LIMIT))
+        return Holder(**{key: data[key] for key in Holder.__dataclass_fields__ if key in data})
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def write_holder(path: str, holder: Holder) -> None:
+    """Replace the record atomically, so a reader never sees half of it."""
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        json.dump(asdict(holder), handle, indent=2, sort_keys=True)
+        handle.write("\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def _command_line(pid: int) -> list[str]:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return [part.decode("utf-8", "replace") for part in handle.read().split(b"\0") if part]
+    except OSError:
+        return []
+
+
+def shown_command(argv: list[str]) -> str:
+    """The run's command line with the values of extra variables left out: they may hold secrets."""
+    shown, hide_next = [], False
+    for part in argv:
+        if hide_next:
+            shown.append("<extra vars>")
+            hide_next = False
+        elif part in ("-e", "--extra-vars"):
+            shown.append(part)
+            hide_next = True
+        elif part.startswith("--extra-vars="):
+            shown.append("--extra-vars=<extra vars>")
+        elif part.startswith("-e") and len(part) > 2:
+            shown.append("-e<extra vars>")
+        else:
+            shown.append(part)
+    return _short(shown)
+
+
+def _short(argv: list[str]) -> str:
+    text = " ".join(argv)
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def _pids() -> Iterable[int]:
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    return sorted(int(name) for name in names if name.isdigit())
+
+
+def processes_holding(path: str) -> list[Process]:
+    """Processes with the lock file open (this process excluded), found through /proc/<pid>/fd."""
+    try:
+        wanted = os.stat(path)
+    except OSError:
+        return []
+    found = []
+    for pid in _pids():
+        if pid == os.getpid():
+            continue
+        try:
+            descriptors = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for descriptor in descriptors:
+            try:
+                opened = os.stat(f"/proc/{pid}/fd/{descriptor}")
+            except OSError:
+                continue
+            if (opened.st_dev, opened.st_ino) == (wanted.st_dev, wanted.st_ino):
+                found.append(Process(pid, _short(_command_line(pid))))
+                break
+    return found
+
+
+def orphaned_connections(dead_pid: int) -> list[Process]:
+    """ansible-connection processes started for a run that is gone.
+
+    Ansible starts a persistent connection (network_cli, the switch layer) as
+    ``ansible-connection <run pid> <task uuid>`` in a process of its own, which does not hold the
+    lock; it ends by itself once idle (persistent_connect_timeout), and may be mid-command until then.
+    """
+    found = []
+    for pid in _pids():
+        argv = _command_line(pid)
+        for index, part in enumerate(argv[:-1]):
+            if os.path.basename(part) == "ansible-connection" and argv[index + 1] == str(dead_pid):
+                found.append(Process(pid, _short(argv)))
+                break
+    return found
+
+
+class RunLock:
+    """The lock of one site, taken once by the run's main process and held until it exits."""
+
+    def __init__(self, lock_dir: str, site: str):
+        self.site = site
+        self.directory = os.path.abspath(os.path.expanduser(lock_dir))
+        name = site_file_name(site)
+        self.path = os.path.join(self.directory, f"{name}.lock")
+        self.record_path = os.path.join(self.directory, f"{name}.run.json")
+        self._fd: int | None = None
+        self._holder: Holder | None = None
+
+    def _try(self, exclusive: bool = True) -> bool:
+        if self._fd is None:
+            os.makedirs(self.directory, mode=0o775, exist_ok=True)
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o664)
+        try:
+            fcntl.flock(self._fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+            return True
+        except OSError as error:
+            if error.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                return False
+            raise
+
+    def held_by_other(self) -> Holder | None:
+        """For a run that takes no lock: the changing run holding it now, if any."""
+        if not os.path.exists(self.path):
+            return None
+        try:
+            free = self._try(exclusive=False)
+        except OSError:
+            return None
+        if free:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            return None
+        return read_holder(self.record_path) or Holder(0, "?", "?", "an unknown run", time.time())
+
+    def take(self, me: Holder, wait_seconds: float, progress: Callable[[str], None] = lambda _: None,
+             sleep: Callable[[float], None] = time.sleep) -> Outcome:
+        """Take the lock for the run ``me``, or say who has it.
+
+        A live run holding it is a refusal at once. Processes left by a killed run (its record is
+        there, its main process is gone) are waited for up to ``wait_seconds``, then named.
+        """
+        this_host, this_boot = me.host, me.boot_id
+        previous = read_holder(self.record_path)
+        outcome = Outcome(taken=False, site=self.site, path=self.path, previous=previous)
+        started = time.monotonic()
+        announced = False
+        while not self._try():
+            holder = read_holder(self.record_path)
+            alive = holder_alive(holder, this_host, this_boot) if holder else None
+            if holder is None or alive is not False:
+                who = holder.describe() if holder else f"a run whose record {self.record_path} cannot be read"
+                outcome.refusal = (f"another run is changing the site '{self.site}': {who}. This run changed nothing. "
+                                   "Wait for it to finish, or stop it; the lock goes with it "
+                                   f"({self.path}).")
+                return outcome
+            survivors = processes_holding(self.path) + orphaned_connections(holder.pid)
+            waited = time.monotonic() - started
+            if waited >= wait_seconds:
+                names = ", ".join(str(process) for process in survivors) or "none found on this control node"
+                outcome.survivors = survivors
+                outcome.refusal = (f"the run {holder.describe()} was stopped, but processes it started still hold the "
+                                   f"site '{self.site}' after {int(waited)} s: {names}. This run changed nothing. "
+                                   "They may still be changing devices: let them end, or stop them "
+                                   f"(kill {' '.join(str(p.pid) for p in survivors) or '<pid>'}), then run again.")
+                return outcome
+            if not announced:
+                progress(f"the run {holder.describe()} was stopped; waiting up to {int(wait_seconds)} s for "
+                         f"{len(survivors)} process(es) it left: " + ", ".join(str(p) for p in survivors))
+                announced = True
+            sleep(1.0)
+        outcome.waited_seconds = time.monotonic() - started if announced else 0.0
+        # Persistent connections hold no lock: wait for those of the previous run too.
+        if previous is not None and previous.finished is None:
+            outcome.previous_interrupted = True
+            while (leftover := orphaned_connections(previous.pid)) and time.monotonic() - started < wait_seconds:
+                if not announced:
+                    progress("waiting for the persistent connections the stopped run left: "
+                             + ", ".join(str(p) for p in leftover))
+                    announced = True
+                sleep(1.0)
+            outcome.waited_seconds = time.monotonic() - started if announced else 0.0
+        self._holder = me
+        write_holder(self.record_path, me)
+        outcome.taken = True
+        return outcome
+
+    def finish(self, outcome: str) -> None:
+        """Mark the run finished (the lock itself goes when the process exits)."""
+        if self._holder is None:
+            return
+        self._holder.finished = time.time()
+        self._holder.outcome = outcome
+        write_holder(self.record_path, self._holder)
+
+
+def this_run(playbook: str, argv: list[str], environ: dict | None = None) -> Holder:
+    """The Holder record of the calling process."""
+    environ = os.environ if environ is None else environ
+    pid = os.getpid()
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = str(os.getuid())
+    return Holder(pid=pid, user=user, host=socket.gethostname(), playbook=playbook, started=time.time(),
+                  boot_id=boot_id(), start_ticks=start_ticks(pid), command=shown_command(argv),
+                  awx_job=str(environ.get("JOB_ID") or environ.get("AWX_JOB_ID") or ""))

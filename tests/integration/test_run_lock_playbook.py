@@ -1,0 +1,107 @@
+"""The run lock through ansible-playbook: a second run refused at once, a killed run's survivors
+named, the next run after them told that the previous one did not finish. No lab needed."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from project_paths import REPO
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run import lock as run_lock
+
+pytestmark = pytest.mark.slow
+PLAYBOOK = REPO / "tests" / "fixtures" / "playbooks" / "hold_site.yml"
+BIN = os.path.dirname(sys.executable)
+
+
+@pytest.fixture
+def site(tmp_path):
+    inventory = tmp_path / "inventory"
+    (inventory / "group_vars" / "all").mkdir(parents=True)
+    (inventory / "hosts.yml").write_text("all:\n  hosts:\n    localhost:\n      ansible_connection: local\n"
+                                         "      ansible_python_interpreter: \"{{ ansible_playbook_python }}\"\n")
+    name = f"lock-test-{os.getpid()}"
+    (inventory / "group_vars" / "all" / "pod.yml").write_text(f"pod:\n  name: {name}\n")
+    env = {**os.environ, "AIPOD_RUN_LOCK_DIR": str(tmp_path / "locks"), "AIPOD_REPORT_ROOT": str(tmp_path / "reports"),
+           "ANSIBLE_NOCOLOR": "1"}
+    return {"inventory": inventory / "hosts.yml", "env": env, "lock": run_lock.RunLock(str(tmp_path / "locks"), name),
+            "reports": tmp_path / "reports"}
+
+
+def start(site, *extra, **env):
+    return subprocess.Popen([f"{BIN}/ansible-playbook", "-i", str(site["inventory"]), str(PLAYBOOK), *extra],
+                            cwd=REPO, env={**site["env"], **env}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, start_new_session=True)
+
+
+def wait_for_holder(site, process, seconds=60):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        holder = run_lock.read_holder(site["lock"].record_path)
+        if holder and holder.pid == process.pid and run_lock.processes_holding(site["lock"].path):
+            # The task's worker is forked once the play starts: wait for it too.
+            if len(run_lock.processes_holding(site["lock"].path)) >= 2:
+                return holder
+        time.sleep(0.2)
+    raise AssertionError("the first run never took the lock")
+
+
+def finish(process, seconds=120):
+    output, _ = process.communicate(timeout=seconds)
+    return process.returncode, output
+
+
+def test_a_second_run_is_refused_then_survivors_are_named_then_the_site_is_taken_over(site):
+    first = start(site)
+    try:
+        wait_for_holder(site, first)
+        started = time.monotonic()
+        rc, output = finish(start(site, "-e", "hold_seconds=1"))
+        refused_after = time.monotonic() - started
+        assert rc == 2, output
+        assert "REFUSED" in output and f"pid {first.pid}" in output and "hold_site.yml by" in output
+        assert "Work for a while" not in output
+        assert refused_after < 20
+
+        # Check mode changes nothing: it runs, and says the site is being changed.
+        rc, output = finish(start(site, "--check", "-e", "hold_seconds=0"))
+        assert rc == 0, output
+        assert "is being changed by hold_site.yml" in output
+
+        # Kill the run's process group, as a cancelled job is: its worker (setsid) lives on.
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+        survivors = run_lock.processes_holding(site["lock"].path)
+        assert survivors, "the worker was expected to survive the kill"
+        rc, output = finish(start(site, "-e", "hold_seconds=0", AIPOD_RUN_LOCK_WAIT="3"))
+        assert rc == 2, output
+        assert "was stopped" in output and f"kill {survivors[0].pid}" in output.replace("\n", " ")
+    finally:
+        for process in run_lock.processes_holding(site["lock"].path):
+            os.kill(process.pid, signal.SIGKILL)
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+            first.wait()
+
+    rc, output = finish(start(site, "-e", "hold_seconds=0"))
+    assert rc == 0, output
+    assert "did not finish" in output
+    report = json.loads((site["reports"] / "latest" / "report.json").read_text())
+    assert report["run_lock"]["previous_run"]["interrupted"] is True
+    assert report["run_lock"]["previous_run"]["pid"] == first.pid
+    assert "Found from an earlier run" in (site["reports"] / "latest" / "report.md").read_text()
+    assert run_lock.read_holder(site["lock"].record_path).outcome == "ok"
+
+
+def test_a_lock_directory_that_cannot_be_written_refuses_the_run(site, tmp_path):
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("a file where the lock directory should be\n")
+    rc, output = finish(start(site, "-e", "hold_seconds=0", AIPOD_RUN_LOCK_DIR=str(blocked / "locks")))
+    assert rc == 2, output
+    assert "cannot be taken" in output and "AIPOD_RUN_LOCK_DIR" in output
+    assert "Work for a while" not in output

@@ -1,0 +1,170 @@
+"""The site's run lock (aipod_run.lock): refusal of a second run, a killed run's lock, survivors."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run import lock as run_lock
+
+HOLDER = textwrap.dedent("""
+    import os, sys, time
+    sys.path[:0] = {path!r}
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run import lock
+    run = lock.RunLock({directory!r}, "pod-a")
+    outcome = run.take(lock.this_run("site.yml", sys.argv), wait_seconds=0)
+    assert outcome.taken, outcome.refusal
+    if {fork_survivor!r}:
+        if os.fork() == 0:
+            # A worker forked after the lock was taken: it holds the lock as long as it lives.
+            print("survivor", os.getpid(), flush=True)
+            time.sleep({survivor_seconds!r})
+            os._exit(0)
+        time.sleep(0.2)
+    print("holding", os.getpid(), flush=True)
+    time.sleep(60)
+""")
+
+
+def start_holder(tmp_path, fork_survivor=False, survivor_seconds=30.0):
+    code = HOLDER.format(path=sys.path, directory=str(tmp_path), fork_survivor=fork_survivor,
+                         survivor_seconds=survivor_seconds)
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    pids = {}
+    while "holding" not in pids:
+        word, pid = process.stdout.readline().split()
+        pids[word] = int(pid)
+    return process, pids
+
+
+def me(playbook="site.yml"):
+    return run_lock.this_run(playbook, ["ansible-playbook", playbook])
+
+
+def test_a_free_site_is_taken_and_the_record_names_the_run(tmp_path):
+    lock = run_lock.RunLock(str(tmp_path), "pod-a")
+    outcome = lock.take(me(), wait_seconds=0)
+    assert outcome.taken and outcome.previous is None and not outcome.previous_interrupted
+    record = run_lock.read_holder(lock.record_path)
+    assert record.pid == os.getpid() and record.playbook == "site.yml" and record.finished is None
+
+
+def test_a_second_run_is_refused_at_once_naming_the_first(tmp_path):
+    process, pids = start_holder(tmp_path)
+    try:
+        started = time.monotonic()
+        outcome = run_lock.RunLock(str(tmp_path), "pod-a").take(me(), wait_seconds=30)
+        assert time.monotonic() - started < 2
+        assert not outcome.taken
+        assert f"pid {pids['holding']}" in outcome.refusal and "site.yml by " in outcome.refusal
+        assert "changed nothing" in outcome.refusal
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_a_killed_run_leaves_no_lock_and_the_next_run_says_it_was_interrupted(tmp_path):
+    process, pids = start_holder(tmp_path)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    outcome = run_lock.RunLock(str(tmp_path), "pod-a").take(me(), wait_seconds=5)
+    assert outcome.taken and outcome.previous_interrupted
+    assert outcome.previous.pid == pids["holding"]
+    assert outcome.report()["previous_run"]["interrupted"] is True
+
+
+def test_a_finished_run_is_not_reported_as_interrupted(tmp_path):
+    first = run_lock.RunLock(str(tmp_path), "pod-a")
+    first.take(me(), wait_seconds=0)
+    first.finish("ok")
+    os.close(first._fd)
+    outcome = run_lock.RunLock(str(tmp_path), "pod-a").take(me(), wait_seconds=0)
+    assert outcome.taken and outcome.previous.outcome == "ok" and not outcome.previous_interrupted
+
+
+def test_survivors_of_a_killed_run_are_named_when_they_outlast_the_wait(tmp_path):
+    process, pids = start_holder(tmp_path, fork_survivor=True, survivor_seconds=30)
+    try:
+        process.kill()
+        process.wait()
+        outcome = run_lock.RunLock(str(tmp_path), "pod-a").take(me(), wait_seconds=1.5)
+        assert not outcome.taken
+        assert [survivor.pid for survivor in outcome.survivors] == [pids["survivor"]]
+        assert f"kill {pids['survivor']}" in outcome.refusal and "was stopped" in outcome.refusal
+    finally:
+        os.kill(pids["survivor"], signal.SIGKILL)
+
+
+def test_the_next_run_waits_for_survivors_that_end(tmp_path):
+    process, pids = start_holder(tmp_path, fork_survivor=True, survivor_seconds=2)
+    process.kill()
+    process.wait()
+    said = []
+    outcome = run_lock.RunLock(str(tmp_path), "pod-a").take(me(), wait_seconds=20, progress=said.append)
+    assert outcome.taken and outcome.previous_interrupted
+    assert outcome.waited_seconds >= 0.5
+    assert said and str(pids["survivor"]) in said[0]
+
+
+def test_a_recycled_pid_is_not_taken_for_a_live_holder():
+    this = me()
+    assert run_lock.holder_alive(this, this.host, this.boot_id) is True
+    recycled = run_lock.Holder(**{**this.__dict__, "start_ticks": this.start_ticks + 1})
+    assert run_lock.holder_alive(recycled, this.host, this.boot_id) is False
+    rebooted = run_lock.Holder(**{**this.__dict__, "boot_id": "another-boot"})
+    assert run_lock.holder_alive(rebooted, this.host, this.boot_id) is False
+    elsewhere = run_lock.Holder(**{**this.__dict__, "host": "other-controller"})
+    assert run_lock.holder_alive(elsewhere, this.host, this.boot_id) is None
+
+
+def test_a_read_only_run_sees_the_changing_run(tmp_path):
+    assert run_lock.RunLock(str(tmp_path), "pod-a").held_by_other() is None
+    process, pids = start_holder(tmp_path)
+    try:
+        holder = run_lock.RunLock(str(tmp_path), "pod-a").held_by_other()
+        assert holder.pid == pids["holding"]
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_persistent_connections_of_a_dead_run_are_found():
+    # Ansible starts them as `ansible-connection <run pid> <task uuid>`.
+    sleeper = subprocess.Popen(["/usr/bin/ansible-connection", "4242"], executable="/bin/sleep")
+    try:
+        for _ in range(50):
+            found = run_lock.orphaned_connections(4242)
+            if found:
+                break
+            time.sleep(0.05)
+        assert [process.pid for process in found] == [sleeper.pid]
+        assert run_lock.orphaned_connections(4243) == []
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+@pytest.mark.parametrize("site, expected", [("aipod-lab", "aipod-lab"), ("../../etc/passwd", "etc-passwd"),
+                                            ("pod a;reboot", "pod-a-reboot"), ("", "site"), ("..", "site")])
+def test_a_site_name_never_becomes_a_path(site, expected):
+    assert run_lock.site_file_name(site) == expected
+
+
+def test_an_unreadable_record_is_not_trusted(tmp_path):
+    record = tmp_path / "pod-a.run.json"
+    record.write_text("{not json")
+    assert run_lock.read_holder(str(record)) is None
+    record.write_text('{"pid": 1}')
+    assert run_lock.read_holder(str(record)) is None
+
+
+def test_extra_variables_never_reach_the_record():
+    argv = ["ansible-playbook", "-e", "ontap_password=s3cret", "--extra-vars=token=abc", "-eadmin=pw", "site.yml"]
+    shown = run_lock.shown_command(argv)
+    assert "s3cret" not in shown and "abc" not in shown and "pw" not in shown
+    assert shown.endswith("site.yml")
