@@ -9,7 +9,9 @@ the second host: the run stops there, hosts 3-4 are untouched, and the same comm
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import time
 
@@ -141,3 +143,36 @@ def test_a_failed_health_gate_stops_the_run_with_the_later_hosts_untouched_and_t
     assert "Rolling change done: dgx02, dgx03, dgx04 in 3 batch(es)" in resumed.stdout
     assert {host: nodes()[host] for host in HOSTS} == {host: (False, None) for host in HOSTS}
     assert all(rsize == {"rsize=262144"} for rsize in map(fstab_rsize, HOSTS))
+
+
+def test_a_run_killed_after_a_drain_leaves_the_node_to_the_next_run_which_uncordons_it(rolling_lab):
+    """The cordon's armed window (docs/interrupted-runs.md): killed with SIGKILL once the first node is drained."""
+    environment = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+                       PATH=f"{BIN}:{os.environ.get('PATH', '')}")
+    process = subprocess.Popen([str(BIN / "ansible-playbook"), "-i", str(EDITED), "playbooks/compute.yml"], cwd=REPO,
+                               env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               start_new_session=True)
+    lines = []
+    for line in process.stdout:
+        lines.append(line)
+        if "dgx_rolling : Note the change stage" in line:
+            os.killpg(process.pid, signal.SIGKILL)
+            break
+    process.wait(timeout=120)
+    process.stdout.close()
+    assert any("dgx_rolling : Note the change stage" in line for line in lines), "".join(lines)[-4000:]
+    assert nodes()["dgx01"] == (True, "compute-rolling-change")
+
+    resumed = playbook("-i", str(EDITED), "playbooks/compute.yml")
+    assert resumed.returncode == 0, resumed.stdout[-4000:]
+    assert "did not finish" in resumed.stdout + resumed.stderr
+    assert [(e["host"], e["item"]) for e in last_report()["resolved"]] == [("dgx01", "cordoned Kubernetes node")]
+    assert {host: nodes()[host] for host in HOSTS} == {host: (False, None) for host in HOSTS}
+    assert all(rsize == {"rsize=131072"} for rsize in map(fstab_rsize, HOSTS))
+
+    again = playbook("-i", str(EDITED), "playbooks/site.yml")
+    assert again.returncode == 0, again.stdout[-4000:]
+    assert all(counts["changed"] == 0 for counts in recap(again.stdout).values())
+    verification = last_report()["verification"]
+    # The lab runs no Trident controller: those checks are "not checked" (exit 2), none may fail.
+    assert verification["exit_code"] in (0, 2) and verification["counts"].get("fail", 0) == 0, verification["counts"]

@@ -174,3 +174,24 @@ def test_files_as_config_files_leaves_them_read_as_no_difference(tmp_path):
     assert pending._files(kept, facts.files_state([str(dest), str(tmp_path)], [], {})) == []
     dest.write_text(text.replace("dscp", "pcp"))
     assert pending._files(kept, facts.files_state([str(dest), str(tmp_path)], [], {})) == [f"file {dest} differs from the model"]
+
+
+def test_a_pending_storage_network_change_is_read_with_its_times():
+    state = facts.rollback_state("1764031200 1764031320\n", None, timer_active=True)
+    assert state == {"pending": True, "timer_active": True, "armed_at": 1764031200, "due_at": 1764031320,
+                     "rolled_back_at": None}
+
+
+def test_an_armed_timer_without_its_file_is_still_pending():
+    # A run stopped between arming the timer and writing the file, or a file removed by hand.
+    assert facts.rollback_state(None, None, timer_active=True)["pending"] is True
+
+
+def test_a_timer_that_fired_is_read_as_a_rollback_and_nothing_pending():
+    state = facts.rollback_state(None, "1764031321\n", timer_active=False)
+    assert state["pending"] is False and state["rolled_back_at"] == 1764031321
+
+
+def test_a_host_never_changed_has_nothing_armed():
+    assert facts.rollback_state(None, None, timer_active=False) == {
+        "pending": False, "timer_active": False, "armed_at": None, "due_at": None, "rolled_back_at": None}

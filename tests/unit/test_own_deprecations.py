@@ -53,3 +53,15 @@ def test_an_unlisted_deprecation_would_be_caught():
     assert unexplained_deprecations("[DEPRECATION WARNING]: Something of ours is deprecated.") == ["Something of ours is deprecated."]
     assert unexplained_deprecations("[DEPRECATION WARNING]: Importing 'to_native' from 'ansible.module_utils._text' "
                                     "is deprecated. This feature will be removed") == []
+
+
+def test_facts_a_module_sets_are_read_through_ansible_facts():
+    """Core 2.21 deprecates facts injected as top-level variables (INJECT_FACTS_AS_VARS): the facts
+    the bundle's modules set are read as ansible_facts.<name>, never as a bare <name>."""
+    import re
+
+    bare = re.compile(r"(?<![\w.\]'])aipod_host\b")
+    offenders = [f"{path.relative_to(REPO)}:{number}" for path in sorted((REPO / "ansible_collections").rglob("*.yml"))
+                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if bare.search(line.split("#", 1)[0])]
+    assert offenders == []

@@ -94,6 +94,16 @@ options:
     type: list
     elements: path
     default: []
+  rollback_state_dir:
+    description:
+      - State directory of C(aipod-storage-net) (role dgx_node). The result's C(storage_net_rollback) says
+        whether a storage-network change awaits confirmation (C(pending), with C(armed_at) and C(due_at) in
+        epoch seconds, and C(timer_active)) and when the timer last rolled one back (C(rolled_back_at)).
+    type: path
+  rollback_timer:
+    description: The systemd timer of that rollback, read for C(storage_net_rollback.timer_active).
+    type: str
+    default: aipod-storage-net-rollback.timer
   gpus:
     description: Also read the GPUs (C(nvidia-smi -q -x)).
     type: bool
@@ -169,6 +179,8 @@ ansible_facts:
         files: {/etc/sysctl.d/90-aipod-nfs.conf: {type: file, mode: "0644", owner: root, group: root,
                                                   sha1: 0beec7b5ea3f0fdbc95d0dd47f3c5bc275da8a33},
                 /etc/modprobe.d/aipod-sunrpc.conf: null}
+        storage_net_rollback: {pending: true, timer_active: true, armed_at: 1764031200, due_at: 1764031320,
+                               rolled_back_at: null}
         gpus: {present: false, reason: "nvidia-smi not found (no NVIDIA driver installed)", count: 0}
         gpus_summary: "no GPUs: nvidia-smi not found (no NVIDIA driver installed); GPU checks skipped"
 """
@@ -279,6 +291,18 @@ def networks_holding(address: str | None, networks: list[str]) -> list[str]:
         except ValueError:
             continue
     return holding
+
+
+def rollback_state(pending: str | None, rolled_back: str | None, timer_active: bool) -> dict[str, Any]:
+    """The storage-network rollback's state from its files: "<armed-at> <due-at>" and "<rolled-back-at>"."""
+    def epochs(text: str | None) -> list[int]:
+        return [int(word) for word in (text or "").split() if word.isdigit()]
+
+    armed = epochs(pending)
+    rolled = epochs(rolled_back)
+    return {"pending": pending is not None or timer_active, "timer_active": timer_active,
+            "armed_at": armed[0] if armed else None, "due_at": armed[1] if len(armed) > 1 else None,
+            "rolled_back_at": rolled[0] if rolled else (0 if rolled_back is not None else None)}
 
 
 def parse_os_release(text: str | None) -> dict[str, Any]:
@@ -509,6 +533,11 @@ def gather(module: AnsibleModule) -> dict[str, Any]:
         "fstab": fstab.lines(_read("/etc/fstab"), params["fstab_paths"]),
     }
     host["files"] = files_state(params["files"], params["file_directories"], host["nfs"].get("mounts") or {})
+    if params["rollback_state_dir"]:
+        timer = reader.units([params["rollback_timer"]]).get(params["rollback_timer"]) or {}
+        host["storage_net_rollback"] = rollback_state(_read(os.path.join(params["rollback_state_dir"], "pending")),
+                                                      _read(os.path.join(params["rollback_state_dir"], "rolled-back")),
+                                                      timer.get("active") == "active")
     return host
 
 
@@ -525,6 +554,8 @@ def main() -> None:
             "fstab_paths": {"type": "list", "elements": "path", "default": []},
             "files": {"type": "list", "elements": "path", "default": []},
             "file_directories": {"type": "list", "elements": "path", "default": []},
+            "rollback_state_dir": {"type": "path"},
+            "rollback_timer": {"type": "str", "default": "aipod-storage-net-rollback.timer"},
             "gpus": {"type": "bool", "default": False},
             "expected_gpus": {"type": "dict"},
             "refuse_unsafe": {"type": "bool", "default": False},
