@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import shutil
 
 import pytest
 from project_paths import LAB, LAB_VAULT_PASSWORD, REPO, SAMPLE_VAULT_PASSWORD, make_decryptor
@@ -27,4 +28,12 @@ def _run_from_repo(monkeypatch):
     """File paths in findings are relative to the working directory; tests run from the repo."""
     monkeypatch.chdir(REPO)
     os.environ.setdefault("ANSIBLE_CONFIG", str(REPO / "ansible.cfg"))
+
+
+@pytest.fixture
+def sample_copy(tmp_path) -> pathlib.Path:
+    """A copy of inventories/sample that a test may edit (with inventory_edits.edit_inventory)."""
+    copy = tmp_path / "sample"
+    shutil.copytree(pathlib.Path(__file__).resolve().parents[1] / "inventories" / "sample", copy)
+    return copy
 

@@ -18,8 +18,11 @@ import dataclasses
 import difflib
 import os
 import re
+import stat
 from collections.abc import Iterable
 from typing import Any
+
+import yaml
 
 from .findings import Finding, Location
 from .yamlload import Budget, Decryptor, VaultValue, YamlProblem, YamlRefused, is_vault_file, load_with_lines
@@ -208,8 +211,39 @@ def _yaml_finding(display: str, path: tuple, problem: YamlProblem) -> Finding:
     return _finding("yaml", Location(display, problem.line), path, f"not valid YAML: {problem}", "fix the YAML syntax at this line")
 
 
-def _read_text(path: str, budget: Budget) -> str:
-    """A file's text; one over the budget's size is refused before it is read."""
+def _integer_form_finding(display: str, path: tuple, line: int, written: str) -> Finding:
+    """An integer not written in decimal: YAML 1.1 (Ansible's) reads '02000' as octal 1024."""
+    try:
+        read_as = int(yaml.safe_load(written))
+    except (ValueError, TypeError, yaml.YAMLError):
+        read_as = None
+    meaning = f"which YAML reads as {read_as}" if read_as is not None else "which YAML reads as a number"
+    # In the site model an integer is a count, an id or a size; a role variable of the site's own
+    # (a file mode written 0644, say) may mean the octal, so there it is only a warning.
+    in_model = bool(path) and (path[0] in GLOBAL_KEYS or path[0] in HOST_KEYS)
+    return Finding(rule="integer-form", severity="error" if in_model else "warning", path=path,
+                   message=f"'{written}' is an integer written in another form than decimal, {meaning}",
+                   hint="write it in plain decimal digits (or quote it if it is text)", location=Location(display, line))
+
+
+def _read_text(path: str, budget: Budget, inside: str | None = None) -> str:
+    """A file's text; one over the budget's size is refused before it is read.
+
+    Only regular files are read (a FIFO would block, /dev/zero never ends), and with `inside`, only
+    files whose real path is in that directory: the validator never reads, and so never reports on,
+    a file the inventory merely links to (a vars file linked to /etc/shadow).
+    """
+    if inside is not None:
+        real, root = os.path.realpath(path), os.path.realpath(inside)
+        if os.path.commonpath([real, root]) != root:
+            raise YamlRefused(f"refused: a link to {real}, outside the inventory; the validator reads only files inside it",
+                              None, "copy the file into the inventory (or make the link point inside it)")
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
+                else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file")
+        raise YamlRefused(f"refused: {kind}, not a regular file; only regular files are read", None,
+                          "replace it with a regular YAML file, or remove it")
     with open(path, encoding="utf-8") as handle:
         budget.check_size(os.fstat(handle.fileno()).st_size)
         return handle.read(budget.file_bytes + 1)
@@ -354,7 +388,15 @@ def _vars_paths(base: str) -> list[tuple[str, str]]:
         if entry.startswith("."):
             continue
         if os.path.isdir(full):
-            for root, _dirs, names in os.walk(full):
+            # Ansible follows links to directories here, so the validator does too (once each).
+            visited: set[str] = set()
+            for root, dirs, names in os.walk(full, followlinks=True):
+                real = os.path.realpath(root)
+                if real in visited:
+                    dirs[:] = []
+                    continue
+                visited.add(real)
+                dirs.sort()
                 for name in sorted(names):
                     if name.endswith(VARS_SUFFIXES[:3]) or "." not in name:
                         found.append((entry, os.path.join(root, name)))
@@ -371,7 +413,7 @@ def _read_vars_files(inventory_dir: str, decrypt: Decryptor | None, findings: li
         for owner, path in _vars_paths(os.path.join(inventory_dir, folder)):
             display = display_path(path)
             try:
-                text = _read_text(path, budget)
+                text = _read_text(path, budget, inventory_dir)
             except (OSError, UnicodeDecodeError) as exc:
                 findings.append(_finding("yaml", Location(display), (), f"cannot read this vars file: {exc}"))
                 continue
@@ -391,12 +433,15 @@ def _read_vars_files(inventory_dir: str, decrypt: Decryptor | None, findings: li
                                              "pass the vault password (--vault-id / vault_identity_list)"))
                     files.append(VarsFile(display, scope, owner, None, {}, encrypted=True))
                     continue
+            integer_forms: list[tuple[tuple, int, str]] = []
             try:
-                data, lines, duplicates = load_with_lines(text, budget)
+                data, lines, duplicates = load_with_lines(text, budget, integer_forms)
             except YamlProblem as exc:
                 findings.append(_yaml_finding(display, (), exc))
                 continue
             vars_file = VarsFile(display, scope, owner, data if isinstance(data, dict) else None, lines, encrypted)
+            for form_path, line, written in integer_forms:
+                findings.append(_integer_form_finding(display, form_path, line, written))
             for dup_path, first, second in duplicates:
                 findings.append(_finding("duplicate-key", Location(display, second), tuple(dup_path),
                                          f"'{dup_path[-1]}' is written twice in one mapping (first at line {first}); YAML keeps only the last",

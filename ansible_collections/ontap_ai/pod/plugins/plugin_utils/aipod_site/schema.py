@@ -17,7 +17,15 @@ from .inventory import GLOBAL_KEYS, HOST_KEYS, Site
 
 try:
     import jsonschema
-    from jsonschema import Draft202012Validator, FormatChecker
+    from jsonschema import Draft202012Validator, FormatChecker, validators
+
+    # JSON Schema counts 9000.0 as an integer; the roles would pass it on as a float (an MTU
+    # written 9000.0 reached no broadcast domain). Integers are whole numbers written as such.
+    StrictValidator = validators.extend(
+        Draft202012Validator,
+        type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
+            "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)),
+    )
 
     HAS_JSONSCHEMA = True
 except ImportError:  # pragma: no cover - the toolchain pins jsonschema
@@ -39,7 +47,7 @@ def _validator(schema_name: str, definition: str, schema_dir: str):
     schema = load_schema(schema_name, schema_dir)
     # Validate one model key against its definition, resolving $refs inside the whole document.
     sub = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"}
-    return Draft202012Validator(sub, format_checker=FormatChecker())
+    return StrictValidator(sub, format_checker=FormatChecker())
 
 
 def check_schema(site: Site, schema_dir: str = SCHEMA_DIR) -> list[Finding]:
@@ -139,6 +147,8 @@ def describe(error) -> tuple[str, str]:
                 f"did you mean '{close[0]}'?" if close else f"remove it; allowed keys: {', '.join(allowed)}")
     if kind == "type":
         wanted = expected if isinstance(expected, list) else [expected]
+        if isinstance(value, float) and "integer" in wanted and value.is_integer():
+            return (f"{value} is a number with a decimal point, expected an integer", f"write {int(value)}")
         return (f"{_show(value)} is {_type_of(value)}, expected {' or '.join(TYPE_NAMES.get(t, t) for t in wanted)}",
                 "write " + " or ".join(TYPE_NAMES.get(t, t) for t in wanted) + " (unquoted for numbers and booleans)")
     if kind == "enum":

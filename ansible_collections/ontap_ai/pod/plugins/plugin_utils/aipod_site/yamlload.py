@@ -14,6 +14,7 @@ node once: a value repeated through an alias is located at the alias, not walked
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -86,14 +87,16 @@ _Loader.add_constructor("!vault", lambda loader, node: VaultValue("<vaulted>"))
 _Loader.add_constructor("!unsafe", lambda loader, node: str(loader.construct_scalar(node)))
 
 
-def load_with_lines(text: str, budget: Budget | None = None) -> tuple[Any, dict[tuple, int], list[tuple[tuple, int, int]]]:
+def load_with_lines(text: str, budget: Budget | None = None,
+                    integer_forms: list[tuple[tuple, int, str]] | None = None) -> tuple[Any, dict[tuple, int], list[tuple[tuple, int, int]]]:
     """Parse one YAML document.
 
     Returns (data, lines, duplicates): lines maps each key path to the 1-based line of its value
     (for mapping keys, the line of the key); duplicates lists (path, first_line, second_line) for
     keys written twice in one mapping. Raises YamlProblem for invalid YAML and YamlRefused for a
     document over the budget (a fresh Budget when none is given); the values read are taken from
-    the budget's total.
+    the budget's total. When integer_forms is given, it receives (path, line, text) of each integer
+    written other than in decimal ('02000' is octal 1024 to YAML 1.1, '0x10', '1_000').
     """
     budget = budget if budget is not None else Budget()
     try:
@@ -114,7 +117,7 @@ def load_with_lines(text: str, budget: Budget | None = None) -> tuple[Any, dict[
     lines: dict[tuple, int] = {}
     duplicates: list[tuple[tuple, int, int]] = []
     if node is not None:
-        _index(node, lines, duplicates)
+        _index(node, lines, duplicates, integer_forms)
     return data, lines, duplicates
 
 
@@ -180,7 +183,10 @@ def _line(event: yaml.Event) -> int | None:
     return event.start_mark.line + 1 if event.start_mark else None
 
 
-def _index(root: yaml.Node, lines: dict, duplicates: list) -> None:
+DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]*)")
+
+
+def _index(root: yaml.Node, lines: dict, duplicates: list, integer_forms: list | None = None) -> None:
     """Lines of every key path, visiting each node once (in document order, so an anchored value is
     indexed where it is written and a path through an alias gets the alias's line, not a walk)."""
     visited: set[int] = set()
@@ -207,6 +213,9 @@ def _index(root: yaml.Node, lines: dict, duplicates: list) -> None:
                 children.append((value_node, path + (key,)))
         elif isinstance(node, yaml.SequenceNode):
             children = [(item, path + (index,)) for index, item in enumerate(node.value)]
+        elif (integer_forms is not None and node.tag == "tag:yaml.org,2002:int" and isinstance(node.value, str)
+              and not DECIMAL.fullmatch(node.value)):
+            integer_forms.append((path, node.start_mark.line + 1, node.value))
         pending.extend(reversed(children))
 
 

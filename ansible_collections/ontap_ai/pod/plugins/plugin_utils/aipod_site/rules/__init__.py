@@ -5,7 +5,7 @@ model path; the Context turns the path into a file and line. Rules read the mode
 the defensive helpers of .model, so a malformed model (already reported by the schema) never
 makes them raise. RULES lists them in the order their findings are most useful to read.
 
-One module per layer holds that layer's rules (inventory, networks, ontap, hosts, switches,
+One module per layer holds that layer's rules (inventory, text, networks, limits, ontap, hosts, switches,
 kubernetes, trident, secrets, artifacts, sizing); context holds the Context they share. A new rule runs only
 once it is listed in RULES. The rules are named through their modules (`rules.kubernetes.kubernetes`).
 """
@@ -13,17 +13,24 @@ from __future__ import annotations
 
 from ..findings import Finding
 from ..inventory import Site
-from . import artifacts, hosts, inventory, kubernetes, networks, ontap, secrets, sizing, switches, trident
+from . import artifacts, hosts, inventory, kubernetes, limits, networks, ontap, secrets, sizing, switches, text, trident
 from .context import Context, Rule, host_path
 
 RULES: list[Rule] = [
     # inventory
     inventory.host_kinds,
     inventory.unique_names,
+    # text: no hidden characters, names every sink takes
+    text.no_hidden_characters,
+    text.host_names,
+    text.normalised_paths,
     # networks
     networks.networks_sane,
     networks.unique_addresses,
     networks.addresses_in_subnets,
+    # device limits
+    limits.vlan_limits,
+    limits.ontap_mtu_limit,
     # ONTAP
     ontap.ontap_ports_and_groups,
     ontap.svm_settings,

@@ -1,0 +1,122 @@
+"""Rules of model text: text is data, so nothing in it may read as a second line, hide what it
+says, or be a name a sink cannot take.
+
+Every string of the site model reaches some sink: a switch CLI line, an NVUE command, a generated
+inventory or file, a path, a Kubernetes object. A line break there starts a second command; bidi
+overrides and zero-width characters make a name read as something it is not. So no string of the
+model may hold a control character (Unicode category Cc), a format character (Cf: bidi controls,
+zero-width characters, the BOM) or a line or paragraph separator (Zl, Zp). Host names are
+RFC 1123 names: lowercase, as a Kubernetes node name must be, and usable as a file name.
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+import unicodedata
+from collections.abc import Iterator
+from typing import Any
+
+from .. import model as m
+from .context import Context
+
+HIDDEN_CATEGORIES = ("Cc", "Cf", "Zl", "Zp")
+HOST_NAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*")
+HOST_NAME_MAX = 253
+WALK_LIMIT = 200_000
+
+
+def hidden_characters(text: str) -> list[str]:
+    """'U+000A LINE FEED'-style names of the characters of `text` that no model text may hold."""
+    found = []
+    for char in text:
+        if unicodedata.category(char) in HIDDEN_CATEGORIES:
+            name = unicodedata.name(char, "") or {"\n": "LINE FEED", "\r": "CARRIAGE RETURN", "\t": "TAB"}.get(char, "control")
+            label = f"U+{ord(char):04X} {name}"
+            if label not in found:
+                found.append(label)
+    return found
+
+
+def _strings(value: Any, path: tuple) -> Iterator[tuple[tuple, str, bool]]:
+    """(path, text, is_key) of every string in a value, keys included, each node once."""
+    pending = [(value, path)]
+    seen = 0
+    while pending and seen < WALK_LIMIT:
+        node, where = pending.pop()
+        seen += 1
+        if isinstance(node, str):
+            yield where, node, False
+        elif isinstance(node, dict):
+            for key, child in node.items():
+                if isinstance(key, str):
+                    yield where + (key,), key, True
+                pending.append((child, where + (key,)))
+        elif isinstance(node, list):
+            pending.extend((child, where + (index,)) for index, child in enumerate(node))
+
+
+def no_hidden_characters(ctx: Context) -> None:
+    """No string of the model (names, descriptions, paths, user names, URLs) holds a control or
+    invisible character."""
+    for key, value in ctx.model.items():
+        if key == "hosts":
+            continue
+        _check(ctx, value, (key,))
+    for host, body in ctx.model["hosts"].items():
+        for kind in ("switch", "dgx", "server"):
+            if kind in m.as_dict(body):
+                _check(ctx, body[kind], ("hosts", host, kind))
+
+
+def _check(ctx: Context, value: Any, path: tuple) -> None:
+    for where, text, is_key in _strings(value, path):
+        hidden = hidden_characters(text)
+        if hidden:
+            what = "key" if is_key else "value"
+            ctx.error("hidden-character", where, f"this {what} holds {', '.join(hidden)}, which would reach a switch CLI, a shell "
+                      "or a generated file as more than the text it shows",
+                      "write it as one line of visible characters")
+
+
+def host_names(ctx: Context) -> None:
+    """Inventory host names are RFC 1123 names: lowercase letters, digits, '-' and '.'."""
+    for host in ctx.model["hosts"]:
+        if len(host) <= HOST_NAME_MAX and HOST_NAME.fullmatch(host):
+            continue
+        hidden = hidden_characters(host)
+        shown = host.encode("unicode_escape").decode("ascii")
+        why = (f"holds {', '.join(hidden)}" if hidden else
+               "is longer than 253 characters" if len(host) > HOST_NAME_MAX else
+               "holds characters outside a-z, 0-9, '-' and '.', or a label that starts or ends with '-'")
+        ctx.error("host-name", ("hosts", host), f"host name '{shown}' {why}: it becomes a Kubernetes node name, a file name "
+                  "and a word in generated inventories", "name hosts with lowercase letters, digits and '-' (dgx01)")
+
+
+def normalised_path_problem(path: str) -> str:
+    """Why an absolute path is not in its normal form ('' when it is): '..', '.', '//', a trailing '/'."""
+    parts = path.split("/")[1:]
+    if ".." in parts:
+        return "goes up with '..'"
+    if "." in parts:
+        return "holds a '.' component"
+    if path != "/" and (path.endswith("/") or "//" in path):
+        return "holds an empty component ('//' or a trailing '/')"
+    return ""
+
+
+def normalised_paths(ctx: Context) -> None:
+    """Mount points and junction paths are absolute and normal: '/mnt/../etc' is /etc, not under /mnt."""
+    entries = [(("compute", "mounts", index, "path"), m.as_dict(mount).get("path"))
+               for index, mount in enumerate(m.as_list(m.as_dict(ctx.model.get("compute")).get("mounts")))]
+    for svm_index, svm in enumerate(m.as_list(m.as_dict(ctx.model.get("ontap")).get("svms"))):
+        for index, flexgroup in enumerate(m.as_list(m.as_dict(svm).get("flexgroups"))):
+            entries.append((("ontap", "svms", svm_index, "flexgroups", index, "junction_path"),
+                            m.as_dict(flexgroup).get("junction_path")))
+    for path, value in entries:
+        if not isinstance(value, str) or not value.startswith("/"):
+            continue  # the schema refuses it
+        problem = normalised_path_problem(value)
+        if problem:
+            normal = posixpath.normpath(value)
+            ctx.error("path-form", path, f"'{value}' {problem}: it means {normal}",
+                      f"write the path in its normal form ({normal}), and check that it is the place you meant")
