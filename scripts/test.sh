@@ -50,7 +50,7 @@ if [ "$fast" -eq 0 ]; then
 fi
 say "pytest (unit, property and lab tests; tests/e2e/test_newest_row.py runs the site on ansible 14)"
 # A run that collects no tests exits 5; like any non-zero code it fails this script.
-pytest -q -p no:cacheprovider tests
+pytest -q -p no:cacheprovider --durations=30 tests
 
 if [ "$fast" -eq 0 ]; then
   for scenario_file in molecule/*/molecule.yml; do
