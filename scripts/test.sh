@@ -9,11 +9,12 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-say() { printf '==> %s\n' "$*"; }
+say() { printf '==> [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 fast=0; offline=0; only=""
 # What the other rows run: every test that needs no lab, but the DeepOps release stand-in, which
-# drives DeepOps' own virtualenv (the same on every row) and takes minutes.
-OFFLINE_TESTS=(-m "not lab" tests --deselect tests/kubernetes/test_deepops_release.py)
+# drives DeepOps' own virtualenv (the same on every row) and takes minutes. They share no state, so
+# they run on every core (pytest-xdist); the lab tests share one lab and run one at a time.
+OFFLINE_TESTS=(-n auto -m "not lab" tests --deselect tests/kubernetes/test_deepops_release.py)
 while [ $# -gt 0 ]; do
   case "$1" in
     --fast) fast=1 ;;
@@ -48,9 +49,11 @@ if [ "$fast" -eq 0 ]; then
   say "row ansible 13 (ansible-core 2.20, Python 3.13): the offline tests"
   scripts/ansible-row.sh 13 pytest -q -p no:cacheprovider "${OFFLINE_TESTS[@]}"
 fi
-say "pytest (unit, property and lab tests; tests/e2e/test_newest_row.py runs the site on ansible 14)"
+say "pytest: the tests that need no lab, on every core"
 # A run that collects no tests exits 5; like any non-zero code it fails this script.
-pytest -q -p no:cacheprovider --durations=30 tests
+pytest -q -p no:cacheprovider -n auto -m "not lab" tests
+say "pytest: the lab tests (tests/e2e/test_newest_row.py runs the site on ansible 14)"
+pytest -q -p no:cacheprovider --durations=30 -m lab tests
 
 if [ "$fast" -eq 0 ]; then
   for scenario_file in molecule/*/molecule.yml; do
