@@ -7,6 +7,7 @@ from ansible.errors import AnsibleError
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run.vault import run_decryptor
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import COLLECTION_ROOT, validate_site
 
 DOCUMENTATION = "see plugins/modules/validate_site.py"
@@ -23,7 +24,7 @@ class ActionModule(ActionBase):
         inventory = args.get("inventory") or self._default_inventory(task_vars)
         report = validate_site(
             inventory,
-            decrypt=self._decrypt,
+            decrypt=run_decryptor(),
             roles_dir=args.get("roles_dir") or os.path.join(COLLECTION_ROOT, "roles"),
             check_files=bool(args.get("check_files", True)),
             files_dir=args.get("files_dir") or None,
@@ -48,12 +49,3 @@ class ActionModule(ActionBase):
         if not sources:
             raise AnsibleError("validate_site: no inventory given and none in use")
         return to_text(sources[0])
-
-    def _decrypt(self, text, path):
-        """Decrypt a vault file through Ansible's loader, with the vault ids of this run."""
-        real = self._loader.get_real_file(path, decrypt=True)
-        try:
-            with open(real, encoding="utf-8") as handle:
-                return handle.read()
-        finally:
-            self._loader.cleanup_tmp_file(real)

@@ -173,7 +173,7 @@ class CallbackModule(CallbackBase):
         refused, site_name = self._report_unreadable_inventory()
         if refused:
             self._stop([str(finding) for finding in refused], "read the site model",
-                       f"the site model holds {len(refused)} file(s) the validator will not read")
+                       f"the site model holds {len(refused)} file(s) that cannot be read safely or decrypted")
         self._lock_site(site_name)
 
     def _stop(self, messages: list, task: str, why: str) -> None:
@@ -239,6 +239,7 @@ class CallbackModule(CallbackBase):
         refused: list = []
         site_name = ""
         try:
+            from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run.vault import run_decryptor
             from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
         except ImportError:
             return refused, site_name
@@ -247,14 +248,16 @@ class CallbackModule(CallbackBase):
             if not os.path.exists(str(source)):
                 continue
             try:
-                site = load_site(str(source))
+                site = load_site(str(source), decrypt=run_decryptor())
             except (OSError, ValueError, TypeError, RecursionError) as error:  # the validation play reports the model
                 self._display.warning(f"site model: {source} could not be read ahead of the run ({type(error).__name__})")
                 continue
             for finding in site.findings:
-                if finding.rule in ("yaml", "yaml-limit") and finding.severity == "error":
+                if finding.rule in ("yaml", "yaml-limit", "vault") and finding.severity == "error":
                     self._display.error(f"site model: {finding}", wrap_text=False)
-                if finding.rule == "yaml-limit":
+                # Ansible cannot load a vault file it cannot decrypt either, and would stop without naming it.
+                # An inline value it decrypts only when used: the validation play refuses that one.
+                if finding.rule == "yaml-limit" or (finding.rule == "vault" and not finding.path):
                     refused.append(finding)
             pod = site.model.get("pod")
             name = pod.get("name") if isinstance(pod, dict) else None

@@ -25,8 +25,9 @@ from .inventory import (
     _finding,
     display_path,
     flatten_groups,
+    undecryptable_values,
 )
-from .yamlload import MAX_DEPTH, MAX_TOTAL_NODES, VaultValue
+from .yamlload import MAX_DEPTH, MAX_TOTAL_NODES, Decryptor, VaultValue
 
 EXPORT_HINT = "give an inventory directory, or the JSON of ansible-inventory --list --export (a file, or a script that prints it)"
 SCRIPT_TIMEOUT_SECONDS = 120
@@ -127,7 +128,8 @@ def _groups(document: dict) -> tuple[dict[str, list[str]], dict[str, set[str]]]:
     return flatten_groups(direct, children, ((document.get("_meta") or {}).get("hostvars") or {}).keys())
 
 
-def load_exported_site(document: dict, source: str, role_options: dict[str, set[str]] | None = None) -> Site:
+def load_exported_site(document: dict, source: str, role_options: dict[str, set[str]] | None = None,
+                       decrypt: Decryptor | None = None) -> Site:
     """The Site of an exported inventory document; findings name 'group <g>' or 'host <h>' and the key."""
     shown = display_path(source)
     groups, host_groups = _groups(document)
@@ -158,6 +160,8 @@ def load_exported_site(document: dict, source: str, role_options: dict[str, set[
     )
     for vars_file in files:
         _collect_keys(site, vars_file, role_options)
+    if decrypt is not None:
+        findings.extend(undecryptable_values(files, decrypt))
     for key in REQUIRED_GLOBAL_KEYS:
         if key not in site.model:
             findings.append(_finding("required-key", Location(f"{shown} (group all)"), (key,), f"the site model has no '{key}'",

@@ -185,6 +185,8 @@ def load_site(
                 )
     for vars_file in files:
         _collect_keys(site, vars_file, role_options)
+    if decrypt is not None:
+        findings.extend(undecryptable_values(files, decrypt))
     for key in REQUIRED_GLOBAL_KEYS:
         if key not in site.model:
             findings.append(
@@ -429,8 +431,10 @@ def _read_vars_files(inventory_dir: str, decrypt: Decryptor | None, findings: li
                     text = decrypt(text, path)
                 except Exception as exc:  # noqa: BLE001 - any vault failure is reported, never raised
                     findings.append(_finding("vault", Location(display), (),
-                                             f"cannot decrypt this vault file ({type(exc).__name__})",
-                                             "pass the vault password (--vault-id / vault_identity_list)"))
+                                             f"cannot decrypt this vault file with the vault ids of this run ({type(exc).__name__})",
+                                             "pass the vault id it is encrypted for (--vault-id <id>@<password file>, "
+                                             "vault_identity_list or AWX's vault credential); a file that does not "
+                                             "decrypt with the right password is damaged: restore it from version control"))
                     files.append(VarsFile(display, scope, owner, None, {}, encrypted=True))
                     continue
             integer_forms: list[tuple[tuple, int, str]] = []
@@ -450,6 +454,37 @@ def _read_vars_files(inventory_dir: str, decrypt: Decryptor | None, findings: li
                 findings.append(_finding("yaml", Location(display, 1), (), "a vars file must be a YAML mapping of variables"))
             files.append(vars_file)
     return files
+
+
+def undecryptable_values(files: list[VarsFile], decrypt: Decryptor) -> list[Finding]:
+    """An error per inline vaulted value the run's vault ids cannot decrypt, named by file, line and key.
+
+    Ansible decrypts inline values only when a task uses them, so without this a wrong vault id
+    passes validation and fails mid-run. The plaintext is dropped at once; no finding holds a value.
+    """
+    found: list[Finding] = []
+    for vars_file in files:
+        for path, value in _vaulted_values(vars_file.data, ()):
+            try:
+                decrypt(value.ciphertext, vars_file.path)
+            except Exception as exc:  # noqa: BLE001 - any vault failure is a finding, never raised
+                found.append(_finding(
+                    "vault", vars_file.locate(path), path,
+                    f"the vaulted value of '{'.'.join(str(part) for part in path)}' cannot be decrypted with the vault ids "
+                    f"of this run (it is encrypted for vault id '{value.vault_id()}'; {type(exc).__name__})",
+                    f"pass that vault id (--vault-id {value.vault_id()}@<password file>), or encrypt the value again "
+                    "with ansible-vault encrypt_string and a vault id the site's runs are given"))
+    return found
+
+
+def _vaulted_values(data: Any, path: tuple) -> list[tuple[tuple, VaultValue]]:
+    if isinstance(data, VaultValue):
+        return [(path, data)]
+    if isinstance(data, dict):
+        return [found for key, item in data.items() for found in _vaulted_values(item, path + (key,))]
+    if isinstance(data, list):
+        return [found for index, item in enumerate(data) for found in _vaulted_values(item, path + (index,))]
+    return []
 
 
 def _collect_keys(site: Site, vars_file: VarsFile, role_options: dict[str, set[str]] | None) -> None:

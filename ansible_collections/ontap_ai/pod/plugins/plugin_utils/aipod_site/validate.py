@@ -102,7 +102,7 @@ def validate_site(
         if document is None:
             site = unreadable_site(inventory, problem)
             return Report(site=site, findings=list(site.findings), sizing=m.sizing(site.model), seconds=time.perf_counter() - started)
-        site = load_exported_site(document, inventory, role_options)
+        site = load_exported_site(document, inventory, role_options, decrypt=decrypt)
         if ansible_hosts is not None and sorted(ansible_hosts) != site.groups.get("all", []):
             site.findings.append(Finding(
                 "inventory-layout", "error", ("groups",),

@@ -37,7 +37,20 @@ VAULT_HEADER = "$ANSIBLE_VAULT;"
 
 
 class VaultValue(str):
-    """An inline `!vault` value: its plaintext is never needed (nor shown) by the validator."""
+    """An inline `!vault` value. It reads as "<vaulted>"; its ciphertext is kept only so that
+    validation can prove the run's vault ids decrypt it. The plaintext is never kept or shown."""
+
+    ciphertext: str
+
+    def __new__(cls, ciphertext: str = "") -> VaultValue:
+        value = super().__new__(cls, "<vaulted>")
+        value.ciphertext = ciphertext
+        return value
+
+    def vault_id(self) -> str:
+        """The vault id in the envelope ($ANSIBLE_VAULT;1.2;AES256;<id>), or "default"."""
+        fields = self.ciphertext.lstrip().split("\n", 1)[0].strip().split(";")
+        return fields[3] if len(fields) > 3 and fields[3] else "default"
 
 
 class YamlProblem(Exception):
@@ -83,7 +96,7 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
     """Safe loader that also reads Ansible's !vault and !unsafe tags."""
 
 
-_Loader.add_constructor("!vault", lambda loader, node: VaultValue("<vaulted>"))
+_Loader.add_constructor("!vault", lambda loader, node: VaultValue(str(loader.construct_scalar(node))))
 _Loader.add_constructor("!unsafe", lambda loader, node: str(loader.construct_scalar(node)))
 
 
