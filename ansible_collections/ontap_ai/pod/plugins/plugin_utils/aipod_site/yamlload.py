@@ -116,8 +116,13 @@ def load_with_lines(text: str, budget: Budget | None = None,
         budget.check_size(len(text))
         nodes = _measure(text, budget)
         loader = _Loader(text)
+        lines: dict[tuple, int] = {}
+        duplicates: list[tuple[tuple, int, int]] = []
         try:
             node = loader.get_single_node()
+            if node is not None:
+                # Indexed before construction, which folds merge keys into the mapping's own keys.
+                _index(node, lines, duplicates, integer_forms)
             data = loader.construct_document(node) if node is not None else None
         finally:
             loader.dispose()
@@ -127,10 +132,6 @@ def load_with_lines(text: str, budget: Budget | None = None,
     except yaml.YAMLError as exc:
         raise YamlProblem(str(exc), None) from None
     budget.total_nodes_left -= nodes
-    lines: dict[tuple, int] = {}
-    duplicates: list[tuple[tuple, int, int]] = []
-    if node is not None:
-        _index(node, lines, duplicates, integer_forms)
     return data, lines, duplicates
 
 
@@ -197,6 +198,7 @@ def _line(event: yaml.Event) -> int | None:
 
 
 DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]*)")
+MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 def _index(root: yaml.Node, lines: dict, duplicates: list, integer_forms: list | None = None) -> None:
@@ -213,7 +215,11 @@ def _index(root: yaml.Node, lines: dict, duplicates: list, integer_forms: list |
         children: list[tuple[yaml.Node, tuple]] = []
         if isinstance(node, yaml.MappingNode):
             seen: dict[Any, int] = {}
+            merged: list[yaml.Node] = []
             for key_node, value_node in node.value:
+                if key_node.tag == MERGE_TAG:
+                    merged += value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+                    continue
                 if not isinstance(key_node, yaml.ScalarNode):
                     continue
                 key = _scalar_key(key_node)
@@ -224,6 +230,16 @@ def _index(root: yaml.Node, lines: dict, duplicates: list, integer_forms: list |
                 # A key's line is where the key is written, which is what an editor jumps to.
                 lines[path + (key,)] = key_line
                 children.append((value_node, path + (key,)))
+            # Merge keys (<<): a key written in the mapping wins over a merged one, and an earlier
+            # merged mapping over a later one, as YAML defines them. Neither is a duplicate.
+            for source in merged:
+                for key_node, value_node in source.value if isinstance(source, yaml.MappingNode) else ():
+                    if isinstance(key_node, yaml.ScalarNode) and key_node.tag != MERGE_TAG:
+                        key = _scalar_key(key_node)
+                        if key not in seen:
+                            seen[key] = key_node.start_mark.line + 1
+                            lines[path + (key,)] = seen[key]
+                            children.append((value_node, path + (key,)))
         elif isinstance(node, yaml.SequenceNode):
             children = [(item, path + (index,)) for index, item in enumerate(node.value)]
         elif (integer_forms is not None and node.tag == "tag:yaml.org,2002:int" and isinstance(node.value, str)
