@@ -8,6 +8,7 @@ from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run.vault import run_decryptor
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.resolved import AnsibleView, model_keys
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import COLLECTION_ROOT, validate_site
 
 DOCUMENTATION = "see plugins/modules/validate_site.py"
@@ -29,7 +30,7 @@ class ActionModule(ActionBase):
             check_files=bool(args.get("check_files", True)),
             files_dir=args.get("files_dir") or None,
             # Validate what Ansible runs: an exported inventory must give Ansible the hosts it lists.
-            ansible_hosts=None if args.get("inventory") else list((task_vars.get("groups") or {}).get("all") or []),
+            ansible_view=None if args.get("inventory") else self._ansible_view(task_vars),
         )
         data = report.as_dict()
         # Ansible prints a result's `warnings` as [WARNING] lines; the structured form is site_warnings.
@@ -49,3 +50,14 @@ class ActionModule(ActionBase):
         if not sources:
             raise AnsibleError("validate_site: no inventory given and none in use")
         return to_text(sources[0])
+
+    @staticmethod
+    def _ansible_view(task_vars):
+        """The hosts Ansible read and, per host, the model keys as it resolves them (hostvars)."""
+        hosts = [to_text(host) for host in (task_vars.get("groups") or {}).get("all") or []]
+        hostvars = task_vars.get("hostvars") or {}
+        values = {}
+        for host in hosts:
+            resolved = hostvars[host]
+            values[host] = {key: resolved[key] for key in model_keys() if key in resolved}
+        return AnsibleView(hosts=hosts, values=values)

@@ -12,13 +12,16 @@ from ansible.module_utils.common.text.converters import to_text
 from ansible.parsing.vault import VaultLib, VaultSecretsContext
 
 
-def run_decryptor() -> Callable[[str, str], str]:
+def run_decryptor() -> Callable[[str, str], str] | None:
     """decrypt(ciphertext, filename) -> plaintext with this run's secrets; raises when none of them fits.
 
     With no secret given at all every decryption fails, which is what the run itself would do.
+    None outside a command that loaded vault secrets: then nothing is known to decrypt with.
     """
     context = VaultSecretsContext.current(optional=True)
-    vault = VaultLib(list(context.secrets) if context else [])
+    if context is None:
+        return None
+    vault = VaultLib(list(context.secrets))
 
     def decrypt(ciphertext: str, _filename: str) -> str:  # the file is named by the caller's finding
         return to_text(vault.decrypt(ciphertext))

@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from .findings import Finding, Location
-from .yamlload import Budget, Decryptor, VaultValue, YamlProblem, YamlRefused, is_vault_file, load_with_lines
+from .yamlload import Budget, Decryptor, VaultValue, YamlProblem, YamlRefused, envelope_vault_id, is_vault_file, load_with_lines
 
 GLOBAL_KEYS = ("pod", "networks", "ontap", "compute", "kubernetes", "trident")
 REQUIRED_GLOBAL_KEYS = ("pod", "networks", "ontap", "kubernetes", "trident")
@@ -431,7 +431,8 @@ def _read_vars_files(inventory_dir: str, decrypt: Decryptor | None, findings: li
                     text = decrypt(text, path)
                 except Exception as exc:  # noqa: BLE001 - any vault failure is reported, never raised
                     findings.append(_finding("vault", Location(display), (),
-                                             f"cannot decrypt this vault file with the vault ids of this run ({type(exc).__name__})",
+                                             f"cannot decrypt this vault file with the vault ids of this run (it is encrypted for "
+                                             f"vault id '{envelope_vault_id(text)}'; {type(exc).__name__})",
                                              "pass the vault id it is encrypted for (--vault-id <id>@<password file>, "
                                              "vault_identity_list or AWX's vault credential); a file that does not "
                                              "decrypt with the right password is damaged: restore it from version control"))

@@ -11,6 +11,7 @@ from . import model as m
 from .exported import is_file_inventory, job_inventory_script, load_exported_site, read_document, unreadable_site
 from .findings import Finding, Location, sort_findings
 from .inventory import Site, load_role_options, load_site
+from .resolved import AnsibleView, ansible_differences, competing_connection_settings
 from .rules import run_rules
 from .schema import SCHEMA_DIR, schema_findings_and_bad_paths
 from .yamlload import Decryptor
@@ -82,7 +83,7 @@ def validate_site(
     schema_dir: str = SCHEMA_DIR,
     check_files: bool = True,
     files_dir: str | None = None,
-    ansible_hosts: list[str] | None = None,
+    ansible_view: AnsibleView | None = None,
 ) -> Report:
     """Check an inventory's site model. Nothing is contacted; only the inventory is read.
 
@@ -90,7 +91,8 @@ def validate_site(
     and line, or the JSON of ansible-inventory --list --export as a file or a script (AWX; also a
     directory holding only that script, as ansible-runner passes it), whose findings name the group
     or host. files_dir is where the model's relative file paths resolve.
-    ansible_hosts, the hosts Ansible itself parsed from an exported inventory, must be the document's.
+    ansible_view, what Ansible itself resolved from this inventory (its hosts and each host's model
+    keys), must be what the files or the document say: the model validated is the model that runs.
     """
     started = time.perf_counter()
     role_options = load_role_options(roles_dir or os.path.join(COLLECTION_ROOT, "roles"))
@@ -103,15 +105,18 @@ def validate_site(
             site = unreadable_site(inventory, problem)
             return Report(site=site, findings=list(site.findings), sizing=m.sizing(site.model), seconds=time.perf_counter() - started)
         site = load_exported_site(document, inventory, role_options, decrypt=decrypt)
-        if ansible_hosts is not None and sorted(ansible_hosts) != site.groups.get("all", []):
+        if ansible_view is not None and sorted(ansible_view.hosts) != site.groups.get("all", []):
             site.findings.append(Finding(
                 "inventory-layout", "error", ("groups",),
-                f"Ansible read {len(ansible_hosts)} host(s) from this inventory, the document lists {len(site.groups.get('all', []))}",
+                f"Ansible read {len(ansible_view.hosts)} host(s) from this inventory, the document lists {len(site.groups.get('all', []))}",
                 "Ansible reads the JSON of ansible-inventory --list only from an executable inventory script, as AWX gives it: "
                 "#!/bin/sh + cat of the JSON, chmod +x", Location(site.hosts_file)))
+            ansible_view = None
     if files_dir:
         site = dataclasses.replace(site, files_dir=files_dir)
-    findings = list(site.findings) + check_model(site, schema_dir, check_files)
+    findings = list(site.findings) + competing_connection_settings(site) + check_model(site, schema_dir, check_files)
+    if ansible_view is not None:
+        findings += ansible_differences(site, ansible_view)
     return Report(site=site, findings=sort_findings(findings), sizing=m.sizing(site.model),
                   seconds=time.perf_counter() - started)
 

@@ -48,9 +48,13 @@ class VaultValue(str):
         return value
 
     def vault_id(self) -> str:
-        """The vault id in the envelope ($ANSIBLE_VAULT;1.2;AES256;<id>), or "default"."""
-        fields = self.ciphertext.lstrip().split("\n", 1)[0].strip().split(";")
-        return fields[3] if len(fields) > 3 and fields[3] else "default"
+        return envelope_vault_id(self.ciphertext)
+
+
+def envelope_vault_id(ciphertext: str) -> str:
+    """The vault id in a vault envelope's header ($ANSIBLE_VAULT;1.2;AES256;<id>), or "default"."""
+    fields = ciphertext.lstrip().split("\n", 1)[0].strip().split(";")
+    return fields[3] if len(fields) > 3 and fields[3] else "default"
 
 
 class YamlProblem(Exception):

@@ -1,0 +1,133 @@
+"""The model Ansible resolved for each host, held against the model read from the inventory's files.
+
+The validator reads the files so that a finding can name a file and a line. Ansible may resolve
+something else: a second inventory file beside hosts.yml when -i names the directory, another -i,
+extra vars, a vars plugin, or group variables that compete for one host. Whatever the cause, a host
+or a model key that Ansible resolves differently from the files is an error, so the model that was
+validated is the model that runs. Values are never shown, only where they differ.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from .findings import Finding, Location
+from .inventory import GLOBAL_KEYS, HOST_KEYS, Site, VarsFile
+
+SOURCES_HINT = ("pass only the site's hosts file (-i inventories/<site>/hosts.yml), keep other inventory files out of its "
+                "directory, and set model keys with no extra vars (-e) or vars plugin")
+SHOWN_HOSTS = 5
+
+
+@dataclasses.dataclass
+class AnsibleView:
+    """What Ansible resolved: every host of the inventory, and per host the model keys it holds."""
+
+    hosts: list[str]
+    values: dict[str, dict[str, Any]]  # host -> model key -> value, only the keys the host has
+
+
+def model_keys() -> tuple[str, ...]:
+    """The variables an AnsibleView holds for each host."""
+    return GLOBAL_KEYS + tuple(HOST_KEYS)
+
+
+def ansible_differences(site: Site, view: AnsibleView) -> list[Finding]:
+    """An error per host Ansible reads that the files do not list (and the reverse), and per model
+    key whose resolved value differs from the files for some host."""
+    findings: list[Finding] = []
+    listed = set(site.groups.get("all", []))
+    for host in sorted(set(view.hosts) - listed):
+        findings.append(Finding("ansible-resolved", "error", ("hosts", host),
+                                f"Ansible reads host '{host}', which {site.hosts_file} does not list: it comes from another "
+                                "inventory source", SOURCES_HINT, Location(site.hosts_file)))
+    for host in sorted(listed - set(view.hosts)):
+        findings.append(Finding("ansible-resolved", "error", ("hosts", host),
+                                f"{site.hosts_file} lists host '{host}', which Ansible did not read", SOURCES_HINT,
+                                Location(site.hosts_file)))
+    hosts = sorted(listed & set(view.hosts))
+    for key in GLOBAL_KEYS:
+        differing = [(host, where) for host in hosts
+                     if (where := first_difference(site.model.get(key, _ABSENT), view.values.get(host, {}).get(key, _ABSENT), key))]
+        if differing:
+            findings.append(_differs(site, (key,), differing))
+    for host in hosts:
+        model = site.model["hosts"].get(host, {})
+        for key in HOST_KEYS:
+            where = first_difference(model.get(key, _ABSENT), view.values.get(host, {}).get(key, _ABSENT), key)
+            if where:
+                findings.append(_differs(site, ("hosts", host, key), [(host, where)]))
+    return findings
+
+
+def competing_connection_settings(site: Site) -> list[Finding]:
+    """A host whose groups set one ansible_* variable to different values, with no host_vars to settle it.
+
+    Ansible keeps one by group depth, then priority, then name: a rule nobody reads in a hosts file.
+    The model's host may then be reached at another host's address.
+    """
+    by_group: dict[str, list[VarsFile]] = {}
+    host_files: dict[str, list[VarsFile]] = {}
+    for vars_file in site.files:
+        if vars_file.data is None:
+            continue
+        (by_group if vars_file.scope == "group" else host_files).setdefault(vars_file.owner, []).append(vars_file)
+    findings: list[Finding] = []
+    for host, groups in sorted(site.host_groups.items()):
+        settled = {str(key) for vars_file in host_files.get(host, []) for key in vars_file.data}
+        setters: dict[str, list[tuple[VarsFile, Any]]] = {}
+        for group in sorted(groups - {"all"}):
+            for vars_file in by_group.get(group, []):
+                for key, value in vars_file.data.items():
+                    if str(key).startswith("ansible_") and str(key) not in settled:
+                        setters.setdefault(str(key), []).append((vars_file, value))
+        for key, found in sorted(setters.items()):
+            if len({repr(value) for _file, value in found}) > 1:
+                places = ", ".join(str(vars_file.locate((key,))) for vars_file, _value in found)
+                findings.append(Finding("competing-groups", "error", ("hosts", host, key),
+                                        f"{host} is in groups that set '{key}' differently ({places}); Ansible would keep "
+                                        "one by group depth and name",
+                                        f"set it once: in host_vars/{host}.yml, or in only one of those groups",
+                                        found[0][0].locate((key,))))
+    return findings
+
+
+_ABSENT = object()
+
+
+def first_difference(expected: Any, actual: Any, path: str = "") -> str:
+    """Where two values first differ, as a path ('' when they are equal): 'networks[2].mtu'."""
+    if expected is _ABSENT or actual is _ABSENT:
+        if expected is actual:
+            return ""
+        return (path or "the value") + (" is missing" if actual is _ABSENT else " is not in the files")
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        for key in list(expected) + [key for key in actual if key not in expected]:
+            where = first_difference(expected.get(key, _ABSENT), actual.get(key, _ABSENT), f"{path}.{key}" if path else str(key))
+            if where:
+                return where
+        return ""
+    if isinstance(expected, list) and isinstance(actual, list):
+        if len(expected) != len(actual):
+            return f"{path or 'the list'} has {len(actual)} items, not {len(expected)}"
+        for index, (one, other) in enumerate(zip(expected, actual)):
+            where = first_difference(one, other, f"{path}[{index}]")
+            if where:
+                return where
+        return ""
+    if isinstance(expected, bool) or isinstance(actual, bool):  # True == 1 to Python, not to the model
+        return "" if isinstance(expected, bool) and isinstance(actual, bool) and expected == actual else (path or "the value")
+    return "" if expected == actual else (path or "the value")
+
+
+def _differs(site: Site, path: tuple, differing: list[tuple[str, str]]) -> Finding:
+    by_place: dict[str, list[str]] = {}
+    for host, where in differing:
+        by_place.setdefault(where, []).append(host)
+    parts = []
+    for where, hosts in by_place.items():
+        shown = ", ".join(hosts[:SHOWN_HOSTS]) + (f" and {len(hosts) - SHOWN_HOSTS} more" if len(hosts) > SHOWN_HOSTS else "")
+        parts.append(f"{where} on {shown}")
+    return Finding("ansible-resolved", "error", path,
+                   f"Ansible resolves '{path[-1]}' differently from this file ({'; '.join(parts)}): it is also set by a source "
+                   "the validator does not read", SOURCES_HINT, site.locate(path))

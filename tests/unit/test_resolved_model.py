@@ -1,0 +1,136 @@
+"""The model that is validated is the model that runs.
+
+The validate action hands validate_site what Ansible resolved (its hosts, each host's model keys).
+A host or a model key Ansible resolves differently from the inventory's files is refused, whatever
+put it there: a second inventory file read with -i <directory>, another -i, extra vars. A host whose
+groups set one ansible_* variable differently is refused from the files alone.
+"""
+from __future__ import annotations
+
+import copy
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+from project_paths import REPO, SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.resolved import (
+    AnsibleView,
+    ansible_differences,
+    competing_connection_settings,
+    first_difference,
+    model_keys,
+)
+
+BIN = pathlib.Path(sys.executable).parent
+DECRYPT = make_decryptor(SAMPLE_VAULT_PASSWORD)
+
+
+def view_of(site) -> AnsibleView:
+    """What Ansible resolves when it reads exactly the files."""
+    values = {}
+    for host in site.groups["all"]:
+        values[host] = {key: copy.deepcopy(site.model[key]) for key in model_keys() if key in site.model}
+        values[host].update({key: copy.deepcopy(value) for key, value in site.model["hosts"][host].items() if key != "groups"})
+    return AnsibleView(hosts=list(site.groups["all"]), values=values)
+
+
+@pytest.fixture
+def sample():
+    return load_site(str(SAMPLE), decrypt=DECRYPT)
+
+
+@pytest.mark.parametrize(("expected", "actual", "where"), [
+    ({"a": [1, {"b": 2}]}, {"a": [1, {"b": 2}]}, ""),
+    ({"a": [1, {"b": 2}]}, {"a": [1, {"b": 3}]}, "x.a[1].b"),
+    ({"a": 1}, {"a": 1, "c": 2}, "x.c is not in the files"),
+    ({"a": 1, "c": 2}, {"a": 1}, "x.c is missing"),
+    ([1, 2], [1], "x has 1 items, not 2"),
+    ({"on": True}, {"on": 1}, "x.on"),
+])
+def test_where_two_values_first_differ(expected, actual, where):
+    assert first_difference(expected, actual, "x") == where
+
+
+def test_ansible_reading_exactly_the_files_is_no_finding(sample):
+    assert ansible_differences(sample, view_of(sample)) == []
+    assert competing_connection_settings(sample) == []
+
+
+def test_a_host_from_another_source_and_a_host_ansible_did_not_read_are_named(sample):
+    view = view_of(sample)
+    view.hosts = [host for host in view.hosts if host != "dgx04"] + ["dgx09"]
+    texts = [str(finding) for finding in ansible_differences(sample, view)]
+    assert any("Ansible reads host 'dgx09'" in text and "does not list" in text for text in texts), texts
+    assert any("lists host 'dgx04', which Ansible did not read" in text for text in texts), texts
+
+
+def test_a_global_key_resolved_otherwise_is_located_in_its_file_and_shows_no_value(sample):
+    view = view_of(sample)
+    for host in ("dgx01", "dgx02"):
+        view.values[host]["networks"][2]["mtu"] = 1500
+    findings = ansible_differences(sample, view)
+    assert len(findings) == 1, findings
+    text = str(findings[0])
+    assert "networks.yml:" in text and "networks[2].mtu on dgx01, dgx02" in text and "1500" not in text, text
+
+
+def test_a_host_key_resolved_otherwise_is_located_in_the_hosts_file(sample):
+    view = view_of(sample)
+    view.values["dgx03"]["dgx"]["mgmt_address"] = "10.0.0.3"
+    findings = ansible_differences(sample, view)
+    assert len(findings) == 1 and "host_vars/dgx03.yml:" in str(findings[0]) and "dgx.mgmt_address" in str(findings[0])
+
+
+def write_group_vars(inventory: pathlib.Path, group: str, text: str) -> None:
+    (inventory / "group_vars" / f"{group}.yml").write_text("---\n" + text)
+
+
+def test_groups_that_set_a_connection_variable_differently_are_refused(sample_copy):
+    write_group_vars(sample_copy, "kube_node", "ansible_host: 10.9.9.9\n")
+    findings = competing_connection_settings(load_site(str(sample_copy), decrypt=DECRYPT))
+    hosts = sorted(finding.path[1] for finding in findings)
+    assert hosts == ["dgx01", "dgx02", "dgx03", "dgx04"], findings
+    text = str(findings[0])
+    assert "group_vars/dgx.yml:" in text and "group_vars/kube_node.yml:2" in text and "'ansible_host'" in text, text
+
+
+def test_host_vars_settle_the_competition(sample_copy):
+    write_group_vars(sample_copy, "kube_node", "ansible_host: 10.9.9.9\n")
+    for host in ("dgx01", "dgx02", "dgx03", "dgx04"):
+        with open(sample_copy / "host_vars" / f"{host}.yml", "a", encoding="utf-8") as handle:
+            handle.write("ansible_host: \"{{ dgx.mgmt_address }}\"\n")
+    assert competing_connection_settings(load_site(str(sample_copy), decrypt=DECRYPT)) == []
+
+
+@pytest.fixture
+def password_file(tmp_path) -> pathlib.Path:
+    path = tmp_path / "sample-vault-password"
+    path.write_bytes(SAMPLE_VAULT_PASSWORD + b"\n")
+    return path
+
+
+def validate(source: pathlib.Path, password_file: pathlib.Path, *extra: str) -> str:
+    environment = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1")
+    result = subprocess.run([str(BIN / "ansible-playbook"), "-i", str(source), "--vault-id", f"sample@{password_file}",
+                             *extra, "playbooks/validate.yml"], cwd=REPO, env=environment, capture_output=True, text=True,
+                            timeout=300, check=False)
+    output = result.stdout + result.stderr
+    assert (result.returncode == 0) == ("validate.yml: SUCCESS" in output), output[-3000:]
+    return output if result.returncode else ""
+
+
+def test_a_run_refuses_a_host_that_a_second_inventory_file_adds(sample_copy, password_file):
+    (sample_copy / "more.ini").write_text("[dgx]\ndgx09 ansible_host=10.61.218.109\n")
+    assert validate(sample_copy / "hosts.yml", password_file) == ""  # the hosts file alone: more.ini is not read
+    refused = validate(sample_copy, password_file)
+    assert "Ansible reads host 'dgx09'" in refused, refused[-3000:]
+
+
+def test_a_run_refuses_a_model_key_that_extra_vars_replace(sample_copy, password_file):
+    refused = validate(sample_copy / "hosts.yml", password_file, "-e", '{"pod": {"name": "another-pod"}}')
+    findings = [line for line in refused.splitlines() if "Ansible resolves 'pod' differently" in line]
+    assert findings and not any("another-pod" in line for line in findings), refused[-3000:]
