@@ -1,9 +1,11 @@
 """Shared fixtures: the repository, the two inventories and a vault decryptor."""
 from __future__ import annotations
 
+import atexit
 import os
 import pathlib
 import shutil
+import tempfile
 
 import pytest
 from project_paths import LAB, LAB_VAULT_PASSWORD, REPO, SAMPLE_VAULT_PASSWORD, make_decryptor
@@ -11,6 +13,15 @@ from project_paths import LAB, LAB_VAULT_PASSWORD, REPO, SAMPLE_VAULT_PASSWORD, 
 # ansible.cfg names no vault password; the tests run the lab's inventory with the lab's vault id, as
 # scripts/site.sh does (runs of the sample pass --vault-id sample@... themselves).
 os.environ.setdefault("ANSIBLE_VAULT_IDENTITY_LIST", f"lab@{LAB / 'vault-password.txt'}")
+# Every run that changes a site takes the site's run lock (docs/interrupted-runs.md), in one directory
+# per test process: the workers of pytest-xdist, and a second checkout's tests on the same machine,
+# run playbooks on the same sample site at once and must not refuse each other. A worker inherits
+# the directory of the process that started it and takes a subdirectory of its own.
+if "AIPOD_RUN_LOCK_DIR" not in os.environ:
+    os.environ["AIPOD_RUN_LOCK_DIR"] = tempfile.mkdtemp(prefix="aipod-run-locks-")
+    atexit.register(shutil.rmtree, os.environ["AIPOD_RUN_LOCK_DIR"], ignore_errors=True)
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["AIPOD_RUN_LOCK_DIR"] = os.path.join(os.environ["AIPOD_RUN_LOCK_DIR"], os.environ["PYTEST_XDIST_WORKER"])
 
 
 @pytest.fixture(scope="session")
