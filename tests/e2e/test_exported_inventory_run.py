@@ -39,8 +39,10 @@ def test_the_site_runs_from_the_awx_inventory_script(awx_inventory):
     # The lab's own connection settings find its keys from the inventory directory, which a job does
     # not have; AIPOD_LAB_DIR names the lab. The model's files (the ONTAP CA, the kubeconfig) come
     # from the site's files directory.
+    # The script inventory plugin is on, as in the execution environment AWX runs its jobs in.
     result = playbook("-i", str(script), "playbooks/site.yml",
-                      env={"AIPOD_LAB_DIR": str(LAB_DIR), "AIPOD_SITE_FILES_DIR": str(LAB)})
+                      env={"AIPOD_LAB_DIR": str(LAB_DIR), "AIPOD_SITE_FILES_DIR": str(LAB),
+                           "ANSIBLE_INVENTORY_ENABLED": "ansible.builtin.script,ansible.builtin.yaml"})
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-5000:]
     hosts = recap(output)

@@ -6,6 +6,7 @@ import copy
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -124,8 +125,15 @@ def awx_script(directory: pathlib.Path, document: dict) -> pathlib.Path:
     return script
 
 
-def run_validate(inventory: pathlib.Path, password: pathlib.Path) -> subprocess.CompletedProcess:
+# What the execution environment sets for AWX's jobs, and what a shell opts in with (ansible.cfg leaves it off).
+WITH_SCRIPTS = "ansible.builtin.host_list,ansible.builtin.script,ansible.builtin.yaml,ansible.builtin.ini"
+
+
+def run_validate(inventory: pathlib.Path, password: pathlib.Path, scripts: bool = True) -> subprocess.CompletedProcess:
     environment = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), AIPOD_SITE_FILES_DIR=str(SAMPLE))
+    environment.pop("ANSIBLE_INVENTORY_ENABLED", None)
+    if scripts:
+        environment["ANSIBLE_INVENTORY_ENABLED"] = WITH_SCRIPTS
     return subprocess.run([str(BIN / "ansible-playbook"), "-i", str(inventory), "--vault-id", f"sample@{password}", "playbooks/validate.yml"],
                           cwd=REPO, env=environment, capture_output=True, text=True, timeout=300, check=False)
 
@@ -142,3 +150,31 @@ def test_validate_playbook_refuses_a_json_file_ansible_reads_no_hosts_from(expor
     result = run_validate(write(tmp_path, exported["sample"]), sample_password)
     assert result.returncode != 0
     assert "Ansible read 0 host(s) from this inventory, the document lists 10" in result.stdout, result.stdout[-3000:]
+
+
+def marked_script(directory: pathlib.Path, document: dict, marker: pathlib.Path) -> pathlib.Path:
+    """An inventory script that leaves a marker file each time it runs."""
+    script = awx_script(directory, document)
+    script.write_text(script.read_text().replace("#!/bin/sh\n", f"#!/bin/sh\ntouch '{marker}'\n", 1))
+    return script
+
+
+def test_without_the_opt_in_no_inventory_script_runs(exported, tmp_path, sample_password):
+    """ansible.cfg leaves the script plugin off: neither Ansible nor the validator runs the script."""
+    marker = tmp_path / "the-script-ran"
+    result = run_validate(marked_script(tmp_path, exported["sample"], marker), sample_password, scripts=False)
+    assert result.returncode != 0
+    assert "is an executable inventory script, and this run's Ansible runs none" in result.stdout, result.stdout[-3000:]
+    assert not marker.exists()
+
+
+def test_an_executable_in_an_inventory_directory_is_not_run(tmp_path, sample_password):
+    """-i <directory>: Ansible tries every file in it; an executable one is no inventory script here."""
+    inventory = tmp_path / "site"
+    shutil.copytree(SAMPLE, inventory)
+    marker = tmp_path / "the-file-ran"
+    hook = inventory / "hook"
+    hook.write_text(f"#!/bin/sh\ntouch '{marker}'\necho '{{}}'\n")
+    hook.chmod(0o755)
+    result = run_validate(inventory, sample_password, scripts=False)
+    assert not marker.exists(), result.stdout[-3000:]

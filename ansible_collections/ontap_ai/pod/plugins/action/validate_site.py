@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 
+from ansible import constants as C
 from ansible.errors import AnsibleError
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
@@ -31,6 +32,8 @@ class ActionModule(ActionBase):
             files_dir=args.get("files_dir") or None,
             # Validate what Ansible runs: an exported inventory must give Ansible the hosts it lists.
             ansible_view=None if args.get("inventory") else self._ansible_view(task_vars),
+            # The validator runs an inventory script only where this run's Ansible would run one.
+            run_scripts=any(name.rsplit(".", 1)[-1] == "script" for name in C.INVENTORY_ENABLED),
         )
         data = report.as_dict()
         # Ansible prints a result's `warnings` as [WARNING] lines; the structured form is site_warnings.

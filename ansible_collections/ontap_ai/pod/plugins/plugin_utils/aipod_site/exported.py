@@ -52,12 +52,16 @@ def is_file_inventory(source: str) -> bool:
     return source.endswith((".yml", ".yaml"))
 
 
-def read_document(source: str) -> tuple[dict | None, str | None]:
-    """(the inventory document, None) or (None, why it could not be read). A script is run with --list."""
+def read_document(source: str, run_scripts: bool = True) -> tuple[dict | None, str | None]:
+    """(the inventory document, None) or (None, why it could not be read). A script is run with --list,
+    unless run_scripts is False: then the run's Ansible does not run inventory scripts either."""
     if not os.path.isfile(source):
         return None, f"{source} is not a file"
     try:
         if os.access(source, os.X_OK):
+            if not run_scripts:
+                return None, (f"{source} is an executable inventory script, and this run's Ansible runs none "
+                              "(the script inventory plugin is off in ansible.cfg)")
             result = subprocess.run([source, "--list"], capture_output=True, text=True, timeout=SCRIPT_TIMEOUT_SECONDS, check=False)
             if result.returncode != 0:
                 return None, f"the inventory script {source} --list exited {result.returncode}: {result.stderr.strip()[:300]}"

@@ -84,6 +84,7 @@ def validate_site(
     check_files: bool = True,
     files_dir: str | None = None,
     ansible_view: AnsibleView | None = None,
+    run_scripts: bool = True,
 ) -> Report:
     """Check an inventory's site model. Nothing is contacted; only the inventory is read.
 
@@ -93,6 +94,7 @@ def validate_site(
     or host. files_dir is where the model's relative file paths resolve.
     ansible_view, what Ansible itself resolved from this inventory (its hosts and each host's model
     keys), must be what the files or the document say: the model validated is the model that runs.
+    run_scripts=False reads no executable inventory script, as an Ansible without the script plugin.
     """
     started = time.perf_counter()
     role_options = load_role_options(roles_dir or os.path.join(COLLECTION_ROOT, "roles"))
@@ -100,7 +102,7 @@ def validate_site(
     if is_file_inventory(inventory):
         site = load_site(inventory, decrypt=decrypt, role_options=role_options)
     else:
-        document, problem = read_document(inventory)
+        document, problem = read_document(inventory, run_scripts)
         if document is None:
             site = unreadable_site(inventory, problem)
             return Report(site=site, findings=list(site.findings), sizing=m.sizing(site.model), seconds=time.perf_counter() - started)
