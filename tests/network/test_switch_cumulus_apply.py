@@ -7,8 +7,10 @@ This tests the role's mechanics, not NVUE's object model (see docs/network.md).
 from __future__ import annotations
 
 import os
+import pathlib
 import re
 import subprocess
+import tempfile
 
 import pytest
 import yaml
@@ -40,6 +42,7 @@ def run(tmp_path_factory):
         return changed, result.stdout
 
     playbook.state = state
+    playbook.inventory = inventory
     return playbook
 
 
@@ -83,3 +86,21 @@ def test_drift_on_the_switch_is_put_back(run):
     changed, _ = run()
     assert changed == 1
     assert applied(run.state)["interface swp1 link mtu"] == "interface swp1 link mtu 9216"
+
+
+@pytest.mark.slow
+def test_a_description_full_of_shell_syntax_reaches_nv_as_one_argument(run):
+    """Model text is data: staged as an argument list, no shell reads it, nothing in it runs."""
+    marker = pathlib.Path(tempfile.gettempdir()) / f"aipod-nv-{os.getpid()}"  # short: a description holds 254
+    marker.unlink(missing_ok=True)
+    description = f"dgx01 $(touch {marker}) ; touch {marker} && echo `id` \"q\" 'x' ~ $HOME | cat > {marker}"
+    assert len(description) <= 254
+    host_vars = run.inventory / "host_vars" / "n3232c-a.yml"
+    data = yaml.safe_load(host_vars.read_text())
+    port = next(port for port in data["switch"]["ports"] if port["name"] == "swp1")
+    port["description"] = description
+    host_vars.write_text("---\n" + yaml.safe_dump(data, sort_keys=False))
+    changed, _ = run()
+    assert changed == 1
+    assert applied(run.state)["interface swp1 description"] == f"interface swp1 description {description}"
+    assert not marker.exists()

@@ -1,8 +1,9 @@
 """NVUE intent: a switch plan as `nv set` commands for NVIDIA Spectrum switches on Cumulus Linux 5.
 
-`commands(plan, options)` returns shell lines (`nv set ...`, arguments quoted for a POSIX shell,
-plus `#` comments) that the switch_cumulus role stages in a pending NVUE revision and applies
-with `nv config apply`. Written against the NVUE syntax of Cumulus Linux 5.9, the release of
+`commands(plan, options)` returns lines (`nv set ...`, arguments quoted for a POSIX shell, plus
+`#` comments that stay one line whatever the model holds) that the switch_cumulus role stages in a
+pending NVUE revision with the `nvue_stage` module, each as an argument list and never through a
+shell, and applies with `nv config apply`. Written against the NVUE syntax of Cumulus Linux 5.9, the release of
 NetApp's AIPod deployment guide (NVA-1173).
 
 - VLANs live in the VLAN-aware bridge (br_default); NVUE has no VLAN names, so names are comments.
@@ -44,6 +45,12 @@ def _options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     return merged
 
 
+def _comment(*parts: Any) -> str:
+    """A comment line that stays one line: characters that are not printable are written as escapes."""
+    text = "".join(str(part) for part in parts)
+    return "# " + "".join(char if char.isprintable() else char.encode("unicode_escape").decode("ascii") for char in text)
+
+
 def _nv(*words: Any, verb: str = "set") -> str:
     return f"nv {verb} " + " ".join(shlex.quote(str(word)) for word in words)
 
@@ -66,9 +73,9 @@ def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
     """The NVUE configuration of one switch, in apply order."""
     opts = _options(options)
     bridge = opts["bridge"]
-    lines = [f"# {plan['switch']}: NVUE configuration derived from the site model"]
+    lines = [_comment(plan["switch"], ": NVUE configuration derived from the site model")]
     names = ", ".join(f"{vlan['id']} {vlan['name']}" for vlan in plan["vlans"])
-    lines.append(f"# VLANs: {names}")
+    lines.append(_comment("VLANs: ", names))
     if plan["vlans"]:
         lines.append(_nv("bridge", "domain", bridge, "vlan", compress(vlan["id"] for vlan in plan["vlans"])))
     if plan.get("roce"):
@@ -79,7 +86,7 @@ def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
     if opts["lldp_dot1_tlv"]:
         lines.append(_nv("service", "lldp", "dot1-tlv", "on"))
     for port in plan["ports"]:
-        lines.append(f"# {port['name']}: {port['description']}")
+        lines.append(_comment(port["name"], ": ", port["description"]))
         lines.append(_nv("interface", port["name"], "description", port["description"]))
         lines.append(_nv("interface", port["name"], "link", "mtu", port["mtu"]))
         lines += _bridge_lines(port["name"], port, bridge, edge=True)
@@ -88,7 +95,7 @@ def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
         members_of.setdefault(member["channel_name"], []).append(member)
     for channel in plan["port_channels"]:
         name = channel["name"]
-        lines.append(f"# {name}: {channel['description']}")
+        lines.append(_comment(name, ": ", channel["description"]))
         for member in members_of.get(name, []):
             lines.append(_nv("interface", member["name"], "description", member["description"]))
             lines.append(_nv("interface", member["name"], "link", "mtu", member["mtu"]))
@@ -105,7 +112,7 @@ def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
     vpc = plan.get("vpc")
     if peer_link and vpc:
         name = peer_link["name"]
-        lines.append(f"# {name}: {peer_link['description']}")
+        lines.append(_comment(name, ": ", peer_link["description"]))
         for member in members_of.get(name, []):
             lines.append(_nv("interface", member["name"], "description", member["description"]))
             lines.append(_nv("interface", member["name"], "link", "mtu", member["mtu"]))

@@ -1,0 +1,101 @@
+#!/usr/bin/python
+"""Module: stage NVUE commands in a fresh pending revision, each run as an argument list, and diff it."""
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: nvue_stage
+short_description: Stage NVUE set and unset commands in a pending revision, without a shell
+description:
+  - Drops any pending NVUE revision (C(nv config detach)), then runs each command of O(commands) as
+    an argument list, never through a shell, so that text from the site model (a port description)
+    stays one argument whatever it holds. Returns C(nv config diff) of the revision it staged.
+  - Each command is a line as the C(ontap_ai.pod.aipod_nvue_commands) filter renders it, with its
+    arguments quoted for a POSIX shell. Only C(nv set) and C(nv unset) commands are run; lines
+    starting with C(#) are comments and are skipped whole. Any other line fails the module before
+    anything is staged.
+  - Staging changes nothing that is running, so the module reports no change and runs in check mode.
+version_added: 1.3.0
+author: ONTAP AI pod bundle contributors (!UNKNOWN)
+options:
+  commands:
+    description: NVUE commands and comment lines, in the order to stage them.
+    type: list
+    elements: str
+    required: true
+"""
+
+EXAMPLES = r"""
+- name: Stage the switch's configuration and compare it with the applied one
+  ontap_ai.pod.nvue_stage:
+    commands: "{{ switch_cumulus_commands }}"
+  check_mode: false
+  register: switch_cumulus_staged
+"""
+
+RETURN = r"""
+staged:
+  description: Number of commands staged.
+  returned: success
+  type: int
+pending:
+  description: Whether the staged revision differs from the applied one.
+  returned: success
+  type: bool
+stdout:
+  description: The output of C(nv config diff) for the staged revision.
+  returned: success
+  type: str
+stdout_lines:
+  description: RV(stdout) split into lines.
+  returned: success
+  type: list
+  elements: str
+"""
+
+import shlex
+
+from ansible.module_utils.basic import AnsibleModule
+
+VERBS = ("set", "unset")
+EMPTY_DIFFS = ("", "{}", "[]", "null")
+
+
+def staged_argv(lines: list[str]) -> list[list[str]]:
+    """The argument lists of the NVUE commands among `lines`; comment and blank lines are skipped.
+
+    Raises ValueError naming the first line that is not `nv set` or `nv unset`.
+    """
+    commands = []
+    for number, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        argv = shlex.split(stripped)
+        if len(argv) < 3 or argv[0] != "nv" or argv[1] not in VERBS:
+            raise ValueError(f"command {number} is not an NVUE set or unset command: {' '.join(argv[:3])!r}")
+        commands.append(argv)
+    return commands
+
+
+def main() -> None:
+    module = AnsibleModule(argument_spec={"commands": {"type": "list", "elements": "str", "required": True}},
+                           supports_check_mode=True)
+    try:
+        commands = staged_argv(module.params["commands"])
+    except ValueError as error:
+        module.fail_json(msg=str(error))
+    for argv in [["nv", "config", "detach"], *commands]:
+        # No shell, and no expansion of $VAR or ~ either: model text reaches nv as it was written.
+        rc, _out, err = module.run_command(argv, expand_user_and_vars=False)
+        if rc != 0:
+            module.fail_json(msg=f"{' '.join(argv[:4])} ... exited {rc}: {err.strip()[:500]}", rc=rc)
+    rc, diff, err = module.run_command(["nv", "config", "diff"], expand_user_and_vars=False)
+    if rc != 0:
+        module.fail_json(msg=f"nv config diff exited {rc}: {err.strip()[:500]}", rc=rc)
+    module.exit_json(changed=False, staged=len(commands), pending=diff.strip() not in EMPTY_DIFFS,
+                     stdout=diff, stdout_lines=diff.splitlines())
+
+
+if __name__ == "__main__":
+    main()
