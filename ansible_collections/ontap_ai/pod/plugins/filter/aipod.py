@@ -69,7 +69,12 @@ def aipod_switch_plan(model: Mapping, switch: str) -> dict:
     checked = _require_model(model, "aipod_switch_plan")
     if switch not in site_model.hosts_of_kind(checked, "switch"):
         raise AnsibleFilterError(f"aipod_switch_plan: {switch!r} is not a switch of the site model")
-    return network_model.switch_plan(checked, switch)
+    plan = network_model.switch_plan(checked, switch)
+    unprintable = network_model.unprintable_texts(plan)
+    if unprintable:
+        raise AnsibleFilterError(f"aipod_switch_plan: {switch} would get text that is not printable, which a switch CLI "
+                                 f"reads as more than one line: {'; '.join(unprintable)}")
+    return plan
 
 
 def aipod_mount_plan(model: Mapping, host: str) -> list[dict]:

@@ -1,6 +1,6 @@
 """Filters that hand the Kubernetes and Trident roles values derived from the site model.
 
-Docs: aipod_trident_plan.yml, aipod_deepops_plan.yml, aipod_deepops_steps.yml, aipod_kubeconfig_source.yml,
+Docs: aipod_trident_plan.yml, aipod_deepops_plan.yml, aipod_ini_token.yml, aipod_deepops_steps.yml, aipod_kubeconfig_source.yml,
 aipod_kube_node_cidrs.yml, aipod_storage_class_changes.yml, aipod_snapshot_api_state.yml,
 aipod_k8s_apply_pending.yml, aipod_trident_secrets.yml, aipod_nodes_of_hosts.yml and
 the verification judges (aipod_judge_*.yml, aipod_schedulable_nodes.yml,
@@ -23,6 +23,7 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes
 )
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.deepops import (
     deepops_plan,
+    ini_token,
     kube_node_cidrs,
     kubeconfig_source,
     lifecycle_steps,
@@ -49,6 +50,14 @@ def aipod_trident_plan(model: Mapping) -> dict[str, Any]:
     if not isinstance(checked.get("trident"), Mapping):
         raise AnsibleFilterError("aipod_trident_plan: the site model has no 'trident' section")
     return trident_plan(checked)
+
+
+def aipod_ini_token(value: Any, name: str = "value") -> str:
+    """The value as one INI inventory token; fails naming `name` when it cannot be one."""
+    try:
+        return ini_token(value, name)
+    except ValueError as error:
+        raise AnsibleFilterError(f"aipod_ini_token: {error}") from None
 
 
 def aipod_deepops_plan(model: Mapping) -> dict[str, Any]:
@@ -147,6 +156,7 @@ class FilterModule:
             "aipod_nodes_of_hosts": aipod_nodes_of_hosts,
             "aipod_trident_plan": aipod_trident_plan,
             "aipod_deepops_plan": aipod_deepops_plan,
+            "aipod_ini_token": aipod_ini_token,
             "aipod_deepops_steps": aipod_deepops_steps,
             "aipod_trident_version_step": aipod_trident_version_step,
             "aipod_kubeconfig_source": aipod_kubeconfig_source,

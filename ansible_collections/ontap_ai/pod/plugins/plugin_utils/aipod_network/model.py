@@ -390,3 +390,22 @@ def _vlan_name(networks: dict, vlan: int) -> str:
         if as_int(network.get("vlan")) == vlan:
             return name
     return f"vlan{vlan}"
+
+
+def unprintable_texts(plan: dict) -> list[str]:
+    """Where a switch plan holds a name or description with a character that is not printable.
+
+    Such text would reach a switch CLI as more than one line (NX-OS sends a description as one
+    configuration line). Validation refuses it in the model; the switch roles refuse the plan too.
+    """
+    entries = [("port", entry) for entry in plan.get("ports", [])]
+    entries += [("port-channel", entry) for entry in plan.get("port_channels", [])]
+    entries += [("member port", entry) for entry in plan.get("member_ports", [])]
+    entries += [("peer link", plan["peer_link"])] if plan.get("peer_link") else []
+    found = []
+    for kind, entry in entries:
+        for key in ("name", "description"):
+            text = entry.get(key)
+            if isinstance(text, str) and not text.isprintable():
+                found.append(f"{kind} {entry.get('name')!r}: {key} {text!r}")
+    return found

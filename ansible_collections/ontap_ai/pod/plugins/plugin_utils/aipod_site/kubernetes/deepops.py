@@ -7,6 +7,7 @@ and service networks DeepOps (Kubespray) uses. Defensive on malformed models, li
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import Any
 
 from .. import model as m
@@ -214,3 +215,21 @@ def lifecycle_steps(plan: dict, deployed: dict | None, current: dict) -> dict[st
         result["steps"].append({"playbook": f"{KUBESPRAY_DIR}/scale.yml", "args": [f"--limit={','.join(added)}"],
                                 "reason": f"new worker(s): {', '.join(added)}; the others are not touched"})
     return result
+
+
+INI_TOKEN = re.compile(r"[A-Za-z0-9_/~][A-Za-z0-9._:/@+~-]*")
+
+
+def ini_token(value: Any, name: str) -> str:
+    """`value` as one token of an Ansible INI inventory line (a host name or a `key=value` value).
+
+    The generated DeepOps inventory is read by Ansible's INI parser, which splits a line on blanks
+    and reads `key=value` pairs and `#` comments: a value with a blank, a quote, `=`, `#`, `;` or a
+    control character would add variables, hosts or groups. Validation refuses such text in the
+    model; this refuses it again where the file is written (ValueError naming the variable).
+    """
+    text = str(value)
+    if not INI_TOKEN.fullmatch(text):
+        raise ValueError(f"{name} {text!r} cannot be written into the DeepOps inventory as one INI token "
+                         "(letters, digits and . _ : / @ + ~ - only)")
+    return text
