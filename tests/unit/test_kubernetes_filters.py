@@ -13,7 +13,7 @@ def test_every_filter_is_registered():
         "aipod_storage_class_changes", "aipod_snapshot_api_state", "aipod_judge_nodes", "aipod_judge_backends",
         "aipod_judge_classes", "aipod_schedulable_nodes", "aipod_verification_result", "aipod_k8s_apply_pending",
         "aipod_trident_secrets", "aipod_deepops_steps", "aipod_trident_version_step",
-        "aipod_nodes_of_hosts"}
+        "aipod_nodes_of_hosts", "aipod_ini_token"}
 
 
 def test_declaration_filters_refuse_what_they_cannot_compare():
@@ -39,3 +39,9 @@ def test_cluster_state_filters_refuse_wrong_types():
         f.aipod_storage_class_changes({"resources": []}, [])
     with pytest.raises(AnsibleFilterError, match="got dict"):
         f.aipod_snapshot_api_state({})
+
+
+def test_the_ini_token_filter_names_the_variable_it_refuses():
+    assert f.aipod_ini_token("dgx01", "host name") == "dgx01"
+    with pytest.raises(AnsibleFilterError, match="aipod_ini_token: ansible_user of dgx04 'a b'"):
+        f.aipod_ini_token("a b", "ansible_user of dgx04")
