@@ -62,12 +62,12 @@ def test_no_task_of_the_cumulus_role_hands_model_text_to_a_shell():
 
 
 @pytest.mark.parametrize("text", ["dgx02 storage\nreboot", "a\rb", "rtl\u202eevil", "zero\u200bwidth", "nul\x00"])
-def test_a_switch_plan_with_unprintable_text_is_refused_for_every_platform(text):
+def test_a_switch_plan_with_hidden_characters_is_refused_for_every_platform(text):
     plan = copy.deepcopy(PLAN)
     plan["ports"][0]["description"] = text
-    found = m.unprintable_texts(plan)
+    found = m.hidden_texts(plan)
     assert len(found) == 1 and "description" in found[0]
-    assert m.unprintable_texts(PLAN) == []
+    assert m.hidden_texts(PLAN) == []
 
 
 def test_the_switch_plan_filter_fails_before_any_switch_role_renders_it():
@@ -77,5 +77,5 @@ def test_the_switch_plan_filter_fails_before_any_switch_role_renders_it():
 
     model = cumulus_model()
     model["hosts"]["n3232c-a"]["switch"]["ports"][0]["description"] = "dgx02 storage\nreboot"
-    with pytest.raises(AnsibleFilterError, match="not printable"):
+    with pytest.raises(AnsibleFilterError, match="hidden characters"):
         aipod_switch_plan(model, "n3232c-a")

@@ -70,10 +70,10 @@ def aipod_switch_plan(model: Mapping, switch: str) -> dict:
     if switch not in site_model.hosts_of_kind(checked, "switch"):
         raise AnsibleFilterError(f"aipod_switch_plan: {switch!r} is not a switch of the site model")
     plan = network_model.switch_plan(checked, switch)
-    unprintable = network_model.unprintable_texts(plan)
-    if unprintable:
-        raise AnsibleFilterError(f"aipod_switch_plan: {switch} would get text that is not printable, which a switch CLI "
-                                 f"reads as more than one line: {'; '.join(unprintable)}")
+    hidden = network_model.hidden_texts(plan)
+    if hidden:
+        raise AnsibleFilterError(f"aipod_switch_plan: {switch} would get text with hidden characters, which a switch CLI "
+                                 f"reads as more than one line: {'; '.join(hidden)}")
     return plan
 
 

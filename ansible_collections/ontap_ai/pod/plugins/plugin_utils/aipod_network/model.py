@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..aipod_site.characters import hidden_characters
 from ..aipod_site.model import (
     as_dict,
     as_int,
@@ -392,8 +393,9 @@ def _vlan_name(networks: dict, vlan: int) -> str:
     return f"vlan{vlan}"
 
 
-def unprintable_texts(plan: dict) -> list[str]:
-    """Where a switch plan holds a name or description with a character that is not printable.
+def hidden_texts(plan: dict) -> list[str]:
+    """Where a switch plan holds a name or description with a hidden character (control, format,
+    line or paragraph separator: aipod_site.characters).
 
     Such text would reach a switch CLI as more than one line (NX-OS sends a description as one
     configuration line). Validation refuses it in the model; the switch roles refuse the plan too.
@@ -406,6 +408,6 @@ def unprintable_texts(plan: dict) -> list[str]:
     for kind, entry in entries:
         for key in ("name", "description"):
             text = entry.get(key)
-            if isinstance(text, str) and not text.isprintable():
+            if isinstance(text, str) and hidden_characters(text):
                 found.append(f"{kind} {entry.get('name')!r}: {key} {text!r}")
     return found

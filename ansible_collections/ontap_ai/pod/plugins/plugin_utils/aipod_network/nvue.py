@@ -25,6 +25,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from ..aipod_site.characters import is_hidden
 from .model import UNUSED_DESCRIPTION
 from .vlans import compress
 
@@ -46,9 +47,9 @@ def _options(options: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def _comment(*parts: Any) -> str:
-    """A comment line that stays one line: characters that are not printable are written as escapes."""
+    """A comment line that stays one line: hidden characters (aipod_site.characters) are written as escapes."""
     text = "".join(str(part) for part in parts)
-    return "# " + "".join(char if char.isprintable() else char.encode("unicode_escape").decode("ascii") for char in text)
+    return "# " + "".join(char.encode("unicode_escape").decode("ascii") if is_hidden(char) else char for char in text)
 
 
 def _nv(*words: Any, verb: str = "set") -> str:

@@ -12,29 +12,16 @@ from __future__ import annotations
 
 import posixpath
 import re
-import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
 from .. import model as m
+from ..characters import hidden_characters
 from .context import Context
 
-HIDDEN_CATEGORIES = ("Cc", "Cf", "Zl", "Zp")
 HOST_NAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*")
 HOST_NAME_MAX = 253
 WALK_LIMIT = 200_000
-
-
-def hidden_characters(text: str) -> list[str]:
-    """'U+000A LINE FEED'-style names of the characters of `text` that no model text may hold."""
-    found = []
-    for char in text:
-        if unicodedata.category(char) in HIDDEN_CATEGORIES:
-            name = unicodedata.name(char, "") or {"\n": "LINE FEED", "\r": "CARRIAGE RETURN", "\t": "TAB"}.get(char, "control")
-            label = f"U+{ord(char):04X} {name}"
-            if label not in found:
-                found.append(label)
-    return found
 
 
 def _strings(value: Any, path: tuple) -> Iterator[tuple[tuple, str, bool]]:
