@@ -35,7 +35,7 @@ def test_a_fifo_is_refused_without_blocking(sample):
 def test_a_link_to_a_device_is_refused(sample):
     (sample / "group_vars" / "all" / "zero.yml").symlink_to("/dev/zero")
     [(name, message)] = refusals(sample)
-    assert name == "zero.yml" and "a link to /dev/zero, outside the inventory" in message
+    assert name == "zero.yml" and "a link to /dev/zero, outside the inventory and no inventory's vars file" in message
 
 
 def test_a_link_to_a_system_file_is_refused_and_its_content_never_shown(sample, tmp_path):
@@ -46,6 +46,25 @@ def test_a_link_to_a_system_file_is_refused_and_its_content_never_shown(sample, 
     shown = " ".join(f"{f.message} {f.hint}" for f in site.findings)
     assert "secret-hash" not in shown and "19000" not in shown
     assert [name for name, _message in refusals(sample)] == ["shadow.yml"]
+
+
+def test_a_link_to_another_inventorys_vars_file_is_read(sample, tmp_path):
+    """Sites and test scenarios share model files by linking them (molecule/compute links the lab's)."""
+    shared = tmp_path / "shared" / "group_vars" / "all"
+    shared.mkdir(parents=True)
+    (shared / "note.yml").write_text("---\nswitch_note: 1\n")
+    (sample / "group_vars" / "all" / "note.yml").symlink_to(shared / "note.yml")
+    site = load_site(str(sample))
+    assert refusals(sample) == []
+    assert any(f.path.endswith("all/note.yml") and f.data == {"switch_note": 1} for f in site.files)
+
+
+def test_a_link_to_a_file_named_like_a_vars_file_elsewhere_is_refused(sample, tmp_path):
+    elsewhere = tmp_path / "etc" / "secrets.yml"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text("---\nvault_x: 1\n")
+    (sample / "group_vars" / "secrets.yml").symlink_to(elsewhere)
+    assert [name for name, _message in refusals(sample)] == ["secrets.yml"]
 
 
 def test_a_link_inside_the_inventory_is_read(sample):

@@ -33,6 +33,7 @@ HOST_KEYS = {"switch": "switches", "dgx": "dgx", "server": "servers"}
 KIND_GROUPS = ("switches", "ontap", "dgx", "servers")
 KUBE_GROUPS = ("kube_control_plane", "kube_node")
 VARS_SUFFIXES = (".yml", ".yaml", ".json", "")
+VARS_DIRS = ("group_vars", "host_vars")
 SECRET_KEY = re.compile(r"^vault_[a-z0-9_]+$")
 TEMPLATE_MARK = re.compile(r"{{|{%")
 
@@ -232,14 +233,18 @@ def _read_text(path: str, budget: Budget, inside: str | None = None) -> str:
     """A file's text; one over the budget's size is refused before it is read.
 
     Only regular files are read (a FIFO would block, /dev/zero never ends), and with `inside`, only
-    files whose real path is in that directory: the validator never reads, and so never reports on,
-    a file the inventory merely links to (a vars file linked to /etc/shadow).
+    files whose real path is in that directory or is another inventory's vars file (below a
+    group_vars/ or host_vars/ directory, as sites and test scenarios share model files): the
+    validator never reads, and so never reports on, any other file the inventory merely links to (a
+    vars file linked to /etc/shadow).
     """
     if inside is not None:
         real, root = os.path.realpath(path), os.path.realpath(inside)
-        if os.path.commonpath([real, root]) != root:
-            raise YamlRefused(f"refused: a link to {real}, outside the inventory; the validator reads only files inside it",
-                              None, "copy the file into the inventory (or make the link point inside it)")
+        shared = any(part in VARS_DIRS for part in real.split(os.sep)[:-1])
+        if os.path.commonpath([real, root]) != root and not shared:
+            raise YamlRefused(f"refused: a link to {real}, outside the inventory and no inventory's vars file; the "
+                              "validator reads only the inventory's files", None,
+                              "copy the file into the inventory (or make the link point inside it)")
     mode = os.stat(path).st_mode
     if not stat.S_ISREG(mode):
         kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
