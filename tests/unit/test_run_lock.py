@@ -68,6 +68,29 @@ def test_a_second_run_is_refused_at_once_naming_the_first(tmp_path):
         process.wait()
 
 
+NESTED = textwrap.dedent("""
+    import subprocess, sys
+    sys.path[:0] = {path!r}
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run import lock
+    outer = lock.RunLock({directory!r}, "pod-a")
+    assert outer.take(lock.this_run("converge.yml", sys.argv), wait_seconds=0).taken
+    # What a task of that run does: ansible-playbook on the same site, a child of a worker.
+    inner = ("import sys; sys.path[:0] = " + repr(sys.path) + "; "
+             "from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run import lock; "
+             "o = lock.RunLock(" + repr({directory!r}) + ", 'pod-a').take(lock.this_run('storage.yml', sys.argv), wait_seconds=0); "
+             "print(o.taken, o.nested_in.playbook if o.nested_in else None, bool(o.refusal))")
+    worker = subprocess.run([sys.executable, "-c", "import subprocess, sys; subprocess.run([sys.executable, '-c', sys.argv[1]])", inner],
+                            capture_output=True, text=True)
+    print(worker.stdout.strip() or worker.stderr)
+""")
+
+
+def test_a_playbook_the_holding_run_starts_itself_runs_under_its_lock(tmp_path):
+    code = NESTED.format(path=sys.path, directory=str(tmp_path))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == "False converge.yml False", result.stdout + result.stderr
+
+
 def test_a_killed_run_leaves_no_lock_and_the_next_run_says_it_was_interrupted(tmp_path):
     process, pids = start_holder(tmp_path)
     process.send_signal(signal.SIGKILL)

@@ -219,6 +219,11 @@ class CallbackModule(CallbackBase):
             self._display.error(f"run lock: {message}", wrap_text=False)
             self._stop([message], "take the site's run lock", "the site's run lock cannot be taken")
         self._sections["run_lock"] = outcome.report()
+        if outcome.nested_in is not None:
+            self._display.display(f"==> run lock: started by {outcome.nested_in.describe()}, which holds the site's lock",
+                                  color="yellow")
+            self._run_lock = None
+            return
         if not outcome.taken:
             self._display.error(f"run lock: {outcome.refusal}", wrap_text=False)
             self._stop([outcome.refusal], "take the site's run lock", f"the site '{site_name}' is held by another run")

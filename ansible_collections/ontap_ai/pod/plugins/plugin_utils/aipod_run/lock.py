@@ -82,6 +82,7 @@ class Outcome:
     previous_interrupted: bool = False
     waited_seconds: float = 0.0
     survivors: list[Process] = field(default_factory=list)
+    nested_in: Holder | None = None
 
     def report(self) -> dict:
         """The run report's section: the lock, and the previous run when it did not finish."""
@@ -94,6 +95,8 @@ class Outcome:
             section["survivors"] = [str(process) for process in self.survivors]
         if self.refusal:
             section["refusal"] = self.refusal
+        if self.nested_in is not None:
+            section["nested_in"] = asdict(self.nested_in)
         return section
 
 
@@ -246,6 +249,27 @@ def orphaned_connections(dead_pid: int) -> list[Process]:
     return found
 
 
+def parent_pid(pid: int) -> int | None:
+    """The parent of a process of this machine, from /proc (None when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+            return int(handle.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def is_ancestor(pid: int, child: int | None = None) -> bool:
+    """Whether `pid` is this process's parent, grandparent, ... (or `child`'s)."""
+    current = os.getpid() if child is None else child
+    for _depth in range(64):
+        current = parent_pid(current)
+        if current is None or current <= 1:
+            return False
+        if current == pid:
+            return True
+    return False
+
+
 class RunLock:
     """The lock of one site, taken once by the run's main process and held until it exits."""
 
@@ -298,6 +322,11 @@ class RunLock:
         while not self._try():
             holder = read_holder(self.record_path)
             alive = holder_alive(holder, this_host, this_boot) if holder else None
+            if holder is not None and alive and holder.host == this_host and is_ancestor(holder.pid):
+                # A playbook the holding run itself started (a task running ansible-playbook on the
+                # same site): it runs under its parent's lock, which is held for both.
+                outcome.nested_in = holder
+                return outcome
             if holder is None or alive is not False:
                 who = holder.describe() if holder else f"a run whose record {self.record_path} cannot be read"
                 outcome.refusal = (f"another run is changing the site '{self.site}': {who}. This run changed nothing. "
