@@ -63,4 +63,6 @@ class ActionModule(ActionBase):
         for host in hosts:
             resolved = hostvars[host]
             values[host] = {key: resolved[key] for key in model_keys() if key in resolved}
-        return AnsibleView(hosts=hosts, values=values)
+        return AnsibleView(hosts=hosts, values=values,
+                           sources=tuple(to_text(source) for source in task_vars.get("ansible_inventory_sources") or []),
+                           ignore_exts=tuple(C.INVENTORY_IGNORE_EXTS), ignore_patterns=tuple(C.INVENTORY_IGNORE_PATTERNS))

@@ -172,20 +172,25 @@ def load_site(
     )
     for host in host_groups:
         site.model["hosts"][host] = {"groups": sorted(host_groups[host] - {"all"})}
-    for host, (variables, path) in inline_vars.items():
-        for key in variables:
-            if not str(key).startswith("ansible_"):
-                findings.append(
-                    _finding(
-                        "inventory-layout",
-                        site._inventory_location(path + (key,)),
-                        ("hosts", host, key),
-                        f"'{key}' is set in the inventory file; only ansible_* connection settings belong there",
-                        f"move it to host_vars/{host}.yml",
+    for host, occurrences in inline_vars.items():
+        for variables, path in occurrences:
+            for key in variables:
+                if not str(key).startswith("ansible_"):
+                    findings.append(
+                        _finding(
+                            "inventory-layout",
+                            site._inventory_location(path + (key,)),
+                            ("hosts", host, key),
+                            f"'{key}' is set in the inventory file; only ansible_* connection settings belong there",
+                            f"move it to host_vars/{host}.yml",
+                        )
                     )
-                )
     for vars_file in files:
         _collect_keys(site, vars_file, role_options)
+    for host, occurrences in sorted(inline_vars.items()):
+        inline, conflicts = _inline_vars_file(site, host, occurrences)
+        findings.extend(conflicts)
+        files.append(inline)
     if decrypt is not None:
         findings.extend(undecryptable_values(files, decrypt))
     for key in REQUIRED_GLOBAL_KEYS:
@@ -259,7 +264,7 @@ def _read_text(path: str, budget: Budget, inside: str | None = None) -> str:
 def _read_hosts_file(hosts_file: str, display: str, findings: list[Finding], budget: Budget):
     groups: dict[str, set[str]] = {"all": set()}
     children: dict[str, set[str]] = {}
-    inline_vars: dict[str, tuple[dict, tuple]] = {}
+    inline_vars: dict[str, list[tuple[dict, tuple]]] = {}
     host_paths: dict[str, tuple] = {}
     group_paths: dict[str, tuple] = {}
     lines: dict[tuple, int] = {}
@@ -315,7 +320,7 @@ def _read_hosts_file(hosts_file: str, display: str, findings: list[Finding], bud
                 groups[name].add(host)
                 host_paths.setdefault(host, path + ("hosts", host))
                 if isinstance(host_vars, dict) and host_vars:
-                    inline_vars[host] = (host_vars, path + ("hosts", host))
+                    inline_vars.setdefault(host, []).append((host_vars, path + ("hosts", host)))
         elif hosts:
             findings.append(_finding("inventory-layout", Location(display, lines.get(path + ("hosts",))), ("groups", name),
                                      f"hosts of group '{name}' are not a mapping", "write hosts as 'name:' entries"))
@@ -330,6 +335,32 @@ def _read_hosts_file(hosts_file: str, display: str, findings: list[Finding], bud
 
     flattened, host_groups = flatten_groups(groups, children)
     return flattened, host_groups, inline_vars, lines, host_paths, group_paths
+
+
+def _inline_vars_file(site: Site, host: str, occurrences: list[tuple[dict, tuple]]) -> tuple[VarsFile, list[Finding]]:
+    """The variables hosts.yml sets on a host where it lists it, as one host-scope VarsFile (Ansible
+    merges them, the last listing winning), and an error per variable two listings set differently."""
+    data: dict = {}
+    lines: dict[tuple, int] = {}
+    first_seen: dict[str, tuple] = {}
+    findings: list[Finding] = []
+    for variables, path in occurrences:
+        for key, value in variables.items():
+            key_text = str(key)
+            where = path + (key,)
+            if key_text in first_seen and repr(data[key_text]) != repr(value):
+                first = site._inventory_location(first_seen[key_text])
+                findings.append(_finding(
+                    "competing-groups", site._inventory_location(where), ("hosts", host, key_text),
+                    f"{host} is listed in two groups of the inventory that set '{key_text}' differently (first at {first}); "
+                    "Ansible keeps the last one it reads",
+                    f"set '{key_text}' of {host} once: in host_vars/{host}.yml or where the host is first listed"))
+            first_seen.setdefault(key_text, where)
+            data[key_text] = value
+            for inner, line in site.inventory_lines.items():
+                if inner[:len(where)] == where:
+                    lines[(key_text,) + inner[len(where):]] = line
+    return VarsFile(site.hosts_file, "host", host, data, lines or {(): 1}), findings
 
 
 def flatten_groups(direct: dict[str, set[str]], children: dict[str, set[str]],

@@ -9,6 +9,9 @@ validated is the model that runs. Values are never shown, only where they differ
 from __future__ import annotations
 
 import dataclasses
+import os
+import re
+from collections.abc import Sequence
 from typing import Any
 
 from .findings import Finding, Location
@@ -25,6 +28,10 @@ class AnsibleView:
 
     hosts: list[str]
     values: dict[str, dict[str, Any]]  # host -> model key -> value, only the keys the host has
+    # Every inventory source of the run (-i), and how Ansible skips entries of a directory source.
+    sources: tuple[str, ...] = ()
+    ignore_exts: tuple[str, ...] = ()
+    ignore_patterns: tuple[str, ...] = ()
 
 
 def model_keys() -> tuple[str, ...]:
@@ -90,6 +97,48 @@ def competing_connection_settings(site: Site) -> list[Finding]:
                                         f"set it once: in host_vars/{host}.yml, or in only one of those groups",
                                         found[0][0].locate((key,))))
     return findings
+
+
+# What Ansible never reads as inventory in a directory source, whatever ansible.cfg says.
+ALWAYS_SKIPPED = (r"^\.", r"^host_vars$", r"^group_vars$", r"^vars_plugins$")
+
+
+def extra_inventory_sources(sources: Sequence[str], hosts_file: str, ignore_exts: Sequence[str] = (),
+                            ignore_patterns: Sequence[str] = ()) -> list[Finding]:
+    """An error per inventory source Ansible reads besides the site's hosts file.
+
+    A second -i, or a second file in the directory given to -i, can add hosts and set any host's
+    variables (ansible_host among them) at a precedence above group_vars: the run would reach
+    hosts other than the validated ones. Directory entries are skipped as Ansible skips them
+    (its ignore_extensions and ignore_patterns).
+    """
+    wanted = os.path.realpath(hosts_file)
+    skipped = [re.compile(pattern) for pattern in (*ALWAYS_SKIPPED, *ignore_patterns)]
+    extra: list[str] = []
+    for source in sources:
+        source = str(source)
+        if os.path.realpath(source) == wanted:
+            continue
+        if not os.path.isdir(source):
+            extra.append(source)
+            continue
+        for name in sorted(os.listdir(source)):
+            entry = os.path.join(source, name)
+            if os.path.realpath(entry) == wanted or any(pattern.search(name) for pattern in skipped):
+                continue
+            if any(name.endswith(ext) for ext in ignore_exts):
+                continue
+            extra.append(entry)
+    return [Finding("inventory-source", "error", ("groups",),
+                    f"Ansible also reads {display} as inventory: it can add hosts and set their variables above group_vars",
+                    SOURCES_HINT, Location(display))
+            for display in (_shown(path) for path in extra)]
+
+
+def _shown(path: str) -> str:
+    absolute = os.path.abspath(path)
+    cwd = os.getcwd()
+    return os.path.relpath(absolute, cwd) if absolute.startswith(cwd + os.sep) else absolute
 
 
 _ABSENT = object()

@@ -22,6 +22,7 @@ RULES: list[Rule] = [
     inventory.unique_names,
     # text: no hidden characters, names every sink takes
     text.no_hidden_characters,
+    text.no_hidden_characters_in_settings,
     text.host_names,
     text.normalised_paths,
     # networks

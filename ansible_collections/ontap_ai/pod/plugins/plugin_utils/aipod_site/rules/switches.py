@@ -60,12 +60,14 @@ def switch_ports(ctx: Context) -> None:
             short.append(_check_port_settings(ctx, switch, settled, entry, host_path(switch, "switch", "ports", raw_index.get(id(entry), 0))))
         for settled, entry in zip(channels, channel_entries):
             short.append(_check_port_settings(ctx, switch, settled, entry, host_path(switch, "switch", "port_channels", raw_channel_index.get(id(entry), 0))))
-        short = [name for name in short if name]
+        short = [entry for entry in short if entry]
         if short:
             switch_mtu = m.as_int(data.get("mtu")) or network_model.DEFAULT_SWITCH_MTU
+            wanted = max(required for _name, required in short)
             ctx.error("mtu", host_path(switch, "switch", "mtu"),
-                      f"switch MTU {switch_mtu} is below the {JUMBO_SWITCH_MTU} that its jumbo (MTU 9000) ports need: {', '.join(short)}",
-                      f"set mtu: {JUMBO_SWITCH_MTU}")
+                      f"switch MTU {switch_mtu} is below what the far ends of these ports send "
+                      f"({wanted} for jumbo MTU 9000 paths): {', '.join(name for name, _required in short)}",
+                      f"set mtu: {wanted}")
 
 
 def _check_far_end(ctx: Context, switch: str, entry: dict, path: tuple, cabled: dict, bundle: bool) -> None:
@@ -113,8 +115,9 @@ def _check_far_end(ctx: Context, switch: str, entry: dict, path: tuple, cabled: 
         cabled.setdefault(key, path)
 
 
-def _check_port_settings(ctx: Context, switch: str, settled: dict, entry: dict, path: tuple) -> str | None:
-    """Checks one port or port-channel; returns its name when it is jumbo but inherits a too-small switch MTU."""
+def _check_port_settings(ctx: Context, switch: str, settled: dict, entry: dict, path: tuple) -> tuple[str, int] | None:
+    """Checks one port or port-channel; returns (its name, the MTU it needs) when it inherits a switch
+    MTU below what its far end sends."""
     end = network_model.far_end(ctx.model, entry.get("connects_to")) or {}
     for network_name, _tagged in end.get("memberships", []):
         network = ctx.network_of(network_name) or {}
@@ -143,14 +146,17 @@ def _check_port_settings(ctx: Context, switch: str, settled: dict, entry: dict, 
                   "make it a trunk (or drop mode)")
     mtus = [m.as_int((ctx.network_of(n) or {}).get("mtu")) or 1500 for n in settled["networks"]]
     needed = max(mtus, default=1500)
-    if needed > 1500 and settled["mtu"] < JUMBO_SWITCH_MTU:
+    # The host's NIC takes its network's MTU; the port must pass that frame, and jumbo paths get the
+    # switch's full 9216 as the design guides set it.
+    required = JUMBO_SWITCH_MTU if needed > 1500 else needed
+    if settled["mtu"] < required:
         if "mtu" in entry:
             ctx.error("mtu", path + ("mtu",),
-                      f"{settled['name']} has MTU {settled['mtu']} but {end.get('description')} sends {needed}-byte frames; "
-                      f"jumbo paths need {JUMBO_SWITCH_MTU} on the switch",
-                      f"set this port's mtu to {JUMBO_SWITCH_MTU} (or drop it to use the switch's)")
+                      f"{settled['name']} has MTU {settled['mtu']} but {end.get('description')} sends {needed}-byte frames"
+                      + (f"; jumbo paths need {JUMBO_SWITCH_MTU} on the switch" if needed > 1500 else ""),
+                      f"set this port's mtu to {required} (or drop it to use the switch's)")
         else:
-            return settled["name"]
+            return settled["name"], required
     return None
 
 

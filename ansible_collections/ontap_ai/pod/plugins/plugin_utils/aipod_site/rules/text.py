@@ -17,6 +17,8 @@ from typing import Any
 
 from .. import model as m
 from ..characters import hidden_characters
+from ..findings import Finding
+from ..inventory import GLOBAL_KEYS, HOST_KEYS, TEMPLATE_MARK, VarsFile
 from .context import Context
 
 HOST_NAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*")
@@ -63,6 +65,52 @@ def _check(ctx: Context, value: Any, path: tuple) -> None:
             ctx.error("hidden-character", where, f"this {what} holds {', '.join(hidden)}, which would reach a switch CLI, a shell "
                       "or a generated file as more than the text it shows",
                       "write it as one line of visible characters")
+
+
+# Connection settings that reach ssh, a network CLI session or a generated inventory as one token.
+CONNECTION_GRAMMARS = {
+    "ansible_host": (re.compile(r"[A-Za-z0-9]([A-Za-z0-9.:-]{0,252})"), "an IP address or a DNS name"),
+    "ansible_user": (re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,31}"), "a user name (letters, digits, '.', '_', '-')"),
+    "ansible_become_user": (re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,31}"), "a user name (letters, digits, '.', '_', '-')"),
+    "ansible_connection": (re.compile(r"[a-z0-9_]+(\.[a-z0-9_]+)*"), "a connection plugin name (ssh, local, ansible.netcommon.network_cli)"),
+    "ansible_network_os": (re.compile(r"[a-z0-9_]+(\.[a-z0-9_]+)*"), "a network OS name (cisco.nxos.nxos)"),
+    "ansible_port": (re.compile(r"[0-9]{1,5}"), "a TCP port number"),
+}
+
+
+def no_hidden_characters_in_settings(ctx: Context) -> None:
+    """Every other variable the inventory sets (role overrides, ansible_* connection settings, in
+    vars files and in hosts.yml) holds no hidden character either, and the connection settings are
+    one token of their grammar: a role override reaches a CLI or a file as the model does, and
+    ansible_host reaches ssh and generated inventories."""
+    for vars_file in ctx.site.files:
+        if vars_file.data is None:
+            continue
+        for key, value in vars_file.data.items():
+            if str(key) in GLOBAL_KEYS or str(key) in HOST_KEYS:
+                continue  # the model: no_hidden_characters
+            for where, text, is_key in _strings(value, (key,)):
+                hidden = hidden_characters(text)
+                if hidden:
+                    _setting_error(ctx, vars_file, where, "hidden-character",
+                                   f"'{where[0]}' holds {', '.join(hidden)} in a {'key' if is_key else 'value'}: it would reach "
+                                   "a connection, a CLI or a generated file as more than the text it shows",
+                                   "write it as one line of visible characters")
+            grammar = CONNECTION_GRAMMARS.get(str(key))
+            if grammar is None or value is None or isinstance(value, bool):
+                continue
+            text = str(value) if isinstance(value, (str, int)) else None
+            if text is not None and (TEMPLATE_MARK.search(text) or hidden_characters(text)):
+                continue  # a template resolves to model values, which are checked; hidden ones are reported above
+            if text is None or not grammar[0].fullmatch(text) or (key == "ansible_port" and not 0 < int(text) < 65536):
+                _setting_error(ctx, vars_file, (key,), "connection-setting",
+                               f"'{key}' is not {grammar[1]}: it reaches ssh, a CLI session and generated inventories as one word",
+                               f"give {grammar[1]}, with no spaces, quotes or shell characters")
+
+
+def _setting_error(ctx: Context, vars_file: VarsFile, where: tuple, rule: str, message: str, hint: str) -> None:
+    path = (("hosts", vars_file.owner) if vars_file.scope == "host" else ("groups", vars_file.owner)) + tuple(where)
+    ctx.findings.append(Finding(rule, "error", path, message, hint, vars_file.locate(tuple(where))))
 
 
 def host_names(ctx: Context) -> None:
