@@ -257,6 +257,8 @@ def url_oracle(model, path, value):
         return None if REGISTRY.match(value) else "it is not host[:port]/path"
     if re.search(r"[\s\x00-\x1f\x7f]", value):
         return "it holds white space or control characters"
+    if not re.fullmatch(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*", value):
+        return "it holds a character a URL must percent-encode"
     parts = urlsplit(value)
     if parts.scheme not in URL_SCHEMES[path[-1]]:
         return f"scheme {parts.scheme!r} is not one of {URL_SCHEMES[path[-1]]}"
@@ -358,6 +360,120 @@ def test_every_artifact_url_is_refused_or_provably_valid(path, value):
 @given(path=st.sampled_from(PATHS), value=paths)
 def test_every_path_is_refused_or_provably_valid(path, value):
     judge(path, value, path_oracle, check_files=True)
+
+
+# ---------------------------------------------------------------------------- fields the sample leaves empty
+# Export clients, a route's next hop and destination, and explicit data LIFs: the sample has none (or
+# only network names), so each is mutated on a sample that has one. The base keeps the sample valid.
+CLIENT = ("ontap", "svms", 0, "export_policies", 0, "rules", 0, "clients", 0)
+STORAGE_A = next(index for index, n in enumerate(SITE.model["networks"]) if n["name"] == "storage-a")
+ROUTE = ("networks", STORAGE_A, "routes", 0)
+
+
+def with_route(model):
+    model["networks"][STORAGE_A]["routes"] = [{"to": "100.127.0.0/16", "via": "100.127.111.250", "metric": 100}]
+    return model
+
+
+def with_explicit_lif(model):
+    """The sample's derived LIFs written out, the first one's address to be mutated."""
+    svm = model["ontap"]["svms"][0]
+    svm["data_lifs"] = {"explicit": [{"name": lif["name"], "node": lif["node"], "port": lif["port"], "address": lif["address"]}
+                                     for lif in m.data_lifs(SITE.model) if lif["svm"] == svm["name"]]}
+    return model
+
+
+EXPLICIT_LIF = ("ontap", "svms", 0, "data_lifs", "explicit", 0, "address")
+
+
+def judge_on(base, path, value, oracle):
+    model = base(copy.deepcopy(SITE.model))
+    assert not [f for f in check_model(dataclasses.replace(SITE, model=model, findings=[]), check_files=False)
+                if f.severity == "error"], "the base of the mutation is valid"
+    get(model, path[:-1])[path[-1]] = value
+    note(f"{path} = {value!r}")
+    site = dataclasses.replace(SITE, model=model, findings=[])
+    findings = check_model(site, check_files=False)
+    for finding in findings:
+        assert finding.location.file and finding.location.line is not None, f"not located: {finding}"
+    if not [f for f in findings if f.severity == "error"]:
+        why = oracle(model, path, value)
+        assert why is None, f"{path} = {value!r} was accepted, but {why}"
+
+
+def client_oracle(model, path, value):
+    if not isinstance(value, str):
+        return "it is not a string"
+    if value in _networks(model):
+        return None
+    try:
+        clients = ipaddress.IPv4Network(value, strict=True)
+    except ValueError:
+        return "it is neither a network of the model nor a CIDR"
+    if not any(_subnet(n) and clients.subnet_of(_subnet(n)) for n in _networks(model).values()):
+        return "it lies inside no declared network: the export would reach hosts the model does not know"
+    return None
+
+
+def route_oracle(model, path, value):
+    network = get(model, ROUTE[:2])
+    subnet = _subnet(network)
+    if path[-1] == "to":
+        try:
+            ipaddress.IPv4Network(value, strict=True)
+        except (ValueError, TypeError):
+            return "it is not a network address"
+        return None
+    try:
+        address = ipaddress.IPv4Address(value)
+    except (ValueError, TypeError):
+        return "it is not an IPv4 address"
+    if address not in subnet or address in (subnet.network_address, subnet.broadcast_address):
+        return f"the next hop is not a host address of {subnet}: the NIC cannot reach it"
+    if value in _host_addresses(model) or value in [lif["address"] for lif in m.data_lifs(model)]:
+        return "an interface uses it"
+    return None
+
+
+def explicit_lif_oracle(model, path, value):
+    try:
+        address = ipaddress.IPv4Address(value)
+    except (ValueError, TypeError):
+        return "it is not an IPv4 address"
+    lif = get(model, path[:-1])
+    network = next((lif_["network"] for lif_ in m.data_lifs(SITE.model) if lif_["name"] == lif["name"]), None)
+    subnet = _subnet(_networks(model)[network])
+    if address not in subnet or address in (subnet.network_address, subnet.broadcast_address):
+        return f"it is not a host address of {subnet}"
+    # The sample's first_address ranges are gone from this model, so _host_addresses skips them.
+    others = [other["address"] for other in get(model, path[:-2]) if other is not lif] + _host_addresses(model)
+    if value in others or value in _routers(model):
+        return "it is used twice, or is a gateway"
+    return None
+
+
+clients = st.one_of(st.sampled_from(["storage-a", "storage-b", "inband", "mgmt", "0.0.0.0/0", "100.127.111.0/24", "100.127.111.0/25",
+                                     "100.127.111.7/32", "100.127.111.7", "100.127.0.0/16", "10.0.0.0/8", "100.127.111.1/24",
+                                     "all", "*", "storage-c", "-storage-a", "100.127.111.0/33", ""]),
+                    st.builds(lambda a, n: f"{a}/{n}", st.ip_addresses(v=4), st.integers(min_value=0, max_value=32)), junk)
+
+
+@SETTINGS
+@given(value=clients)
+def test_every_export_client_is_refused_or_provably_valid(value):
+    judge_on(lambda model: model, CLIENT, value, client_oracle)
+
+
+@SETTINGS
+@given(field=st.sampled_from(["to", "via"]), value=st.one_of(addresses, subnets))
+def test_every_route_field_is_refused_or_provably_valid(field, value):
+    judge_on(with_route, ROUTE + (field,), value, route_oracle)
+
+
+@SETTINGS
+@given(value=addresses)
+def test_every_explicit_data_lif_address_is_refused_or_provably_valid(value):
+    judge_on(with_explicit_lif, EXPLICIT_LIF, value, explicit_lif_oracle)
 
 
 def test_the_fields_of_every_category_are_found():

@@ -73,3 +73,62 @@ def test_a_hidden_character_in_any_string_field_is_refused_at_its_line(site_name
     refusals = [finding for finding in findings if finding.severity == "error" and tuple(finding.path) == path]
     assert refusals, [str(finding) for finding in findings]
     assert refusals[0].location.line is not None and refusals[0].location.file.endswith(".yml"), str(refusals[0])
+
+
+# The fields that stay free text: names of hardware the sizing and GPU checks look up as data, and
+# the pod's description for people. No grammar narrows them, so look-alike letters and shell or
+# CLI metacharacters pass; they reach only reports and the topology picture, escaped there.
+FREE_TEXT = {("hosts", "*", "dgx", "gpus", "model"), ("hosts", "*", "dgx", "model"), ("hosts", "*", "switch", "model"),
+             ("ontap", "platform"), ("pod", "description")}
+# URLs keep the characters RFC 3986 allows (';', '$', '(' and ')'): they reach get_url and helm as
+# one argument, never a shell.
+URL_FIELDS = {("kubernetes", "deepops", "release_url"), ("trident", "install", "chart_repo")}
+LOOKALIKES = {"homoglyph": lambda text: text[:1] + "\u0430" + text[1:], "metacharacters": lambda text: text + ";$(id)",
+              "a space": lambda text: text + " x", "a quote": lambda text: text + "'\""}
+
+
+def _shape(path: tuple) -> tuple:
+    return tuple("*" if isinstance(part, int) or (index == 1 and path[0] == "hosts") else part for index, part in enumerate(path))
+
+
+@pytest.mark.parametrize(("site_name", "path"), FIELDS, ids=[f"{name}:{'.'.join(map(str, path))}" for name, path in FIELDS])
+def test_every_field_but_free_text_refuses_lookalikes_and_metacharacters(site_name, path):
+    site = SITES[site_name]
+    original = site.model
+    for part in path:
+        original = original[part]
+    accepted = []
+    for label, change in LOOKALIKES.items():
+        findings = check_model(with_value(site, path, change(original)), check_files=False)
+        if not [finding for finding in findings if finding.severity == "error" and tuple(finding.path) == path]:
+            accepted.append(label)
+    shape = _shape(path)
+    if shape in FREE_TEXT:
+        return
+    if shape in URL_FIELDS:
+        assert accepted == ["metacharacters"], accepted
+        return
+    assert accepted == [], f"{'.'.join(map(str, path))} accepts {', '.join(accepted)}: give it a grammar, or list it as free text"
+
+
+def test_free_text_reaches_the_topology_picture_only_escaped(tmp_path):
+    import shutil
+    import subprocess
+
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import cabling
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network.model import cabling_plan
+
+    site = SITES["sample"]
+    hostile = '</FONT></TD></TR></TABLE>> shape=box label="x"]; evil [label="\u0430'
+    model = copy.deepcopy(site.model)
+    for body in model["hosts"].values():
+        for kind in ("switch", "dgx"):
+            if kind in body:
+                body[kind]["model"] = hostile
+    model["ontap"]["platform"] = hostile
+    graph = cabling.document(model, "dot", cabling_plan(model))
+    assert hostile not in graph
+    assert "&lt;/FONT&gt;&lt;/TD&gt;" in graph
+    if shutil.which("dot"):  # Graphviz reads it back as one label: no node 'evil' appears
+        rendered = subprocess.run(["dot", "-Tsvg"], input=graph, capture_output=True, text=True, check=True).stdout
+        assert "<title>evil</title>" not in rendered and "<title>dgx01</title>" in rendered

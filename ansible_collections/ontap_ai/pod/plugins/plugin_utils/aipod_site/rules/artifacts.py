@@ -28,6 +28,9 @@ MODEL_URLS = (
     ("trident", "install", "manifests_url"),
 )
 NOT_A_URL = re.compile(r"[\s\x00-\x1f\x7f]")
+# RFC 3986: unreserved, reserved and '%'. Anything else ('"', '<', '`', '\\', '{', non-ASCII) must be
+# percent-encoded, so a URL holding it raw was not written as one.
+URL_CHARACTERS = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*")
 # Role variables whose download is checked against a checksum variable of the same role.
 CHECKSUMS = {("kubernetes", "deepops", "release_url"): "deepops_cluster_release_checksum",
              "deepops_cluster_kubespray_url": "deepops_cluster_kubespray_checksum"}
@@ -49,6 +52,8 @@ def url_problem(value: str) -> str | None:
     """What makes a model URL unusable whatever its scheme, in words; None when it is a URL."""
     if NOT_A_URL.search(value):
         return "is not a URL: it holds white space or control characters"
+    if not URL_CHARACTERS.fullmatch(value):
+        return "is not a URL: it holds characters a URL must percent-encode (quotes, '<', '>', '`', '{', '}', '\\', '^', '|' or non-ASCII)"
     try:
         parts = urlsplit(value)
         host = parts.hostname

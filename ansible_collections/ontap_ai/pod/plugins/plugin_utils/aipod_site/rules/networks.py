@@ -63,9 +63,12 @@ def networks_sane(ctx: Context) -> None:
             elif "via" in route and _address_problem(via, loose, None):
                 ctx.error("route", path + ("routes", route_index, "via"), f"next hop {via} {_address_problem(via, loose, None)}",
                           f"use a host address of {loose}")
-            if m.parse_subnet(route.get("to")) is None and isinstance(route.get("to"), str):
-                ctx.error("route", path + ("routes", route_index, "to"), f"{route.get('to')!r} is not a network address",
-                          "write the destination as a.b.c.0/len")
+            destination = route.get("to")
+            if isinstance(destination, str) and m.parse_subnet(destination, strict=True) is None:
+                loose_to = m.parse_subnet(destination)
+                ctx.error("route", path + ("routes", route_index, "to"),
+                          f"{destination!r} is not a network address" + (f": it has host bits set and means {loose_to}" if loose_to else ""),
+                          f"write the destination as {loose_to}" if loose_to else "write the destination as a.b.c.0/len")
 
 
 def _address_problem(address: ipaddress.IPv4Address, subnet: ipaddress.IPv4Network, gateway) -> str | None:

@@ -313,6 +313,10 @@ def _clients_networks(ctx: Context, clients: list, path: tuple) -> set[str]:
             ctx.error("export", client_path, f"client {client!r} is neither a declared network nor an IPv4 address/CIDR",
                       f"use a network name ({', '.join(ctx.networks)}) or a CIDR inside one")
             continue
+        if "/" in client and str(match.network_address) != client.split("/", 1)[0]:
+            ctx.error("export", client_path, f"client {client} has host bits set: it means {match}",
+                      f"write the network address ({match}), and check that it is the range you meant")
+            continue
         if match.prefixlen == 0:
             if not allow_world:
                 ctx.error("export", client_path, f"export rule for {client} opens the data to every address",
