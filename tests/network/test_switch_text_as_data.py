@@ -18,14 +18,20 @@ HOSTILE = [
     "end\\nconfigure terminal -- copy run start",
     "ｄｇｘ０１ ЕΤΗ1/1 \u00a0no shutdown",
 ]
+# NX-OS takes printable ASCII without '?' (rule switch-text); the rest of the CLI syntax stays.
+NXOS_HOSTILE = [
+    "dgx01 ; reload | ! # $(id) `id` 'q' \"dq\" \\ {x} <y> ~ * & %s",
+    "end\\nconfigure terminal -- copy run start",
+    "interface Ethernet1/9 ; no shutdown ; exit",
+]
 
 
-def with_descriptions(inventory, ports_named) -> dict[str, str]:
+def with_descriptions(inventory, ports_named, texts) -> dict[str, str]:
     """Give the first ports of n3232c-a the hostile descriptions; {port: description}."""
     path = inventory / "host_vars" / "n3232c-a.yml"
     data = yaml.safe_load(path.read_text())
     given = {}
-    for port, text in zip(data["switch"]["ports"], HOSTILE):
+    for port, text in zip(data["switch"]["ports"], texts):
         port["description"] = text
         given[ports_named(port["name"])] = text
     path.write_text("---\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
@@ -40,7 +46,7 @@ def rendered(tmp_path_factory):
     import shutil
     shutil.copytree(SAMPLE, nxos)
     cumulus = write_cumulus_sample(work / "inventories" / "sample-cumulus")
-    given = {"nxos": with_descriptions(nxos, str), "cumulus": with_descriptions(cumulus, swp)}
+    given = {"nxos": with_descriptions(nxos, str, NXOS_HOSTILE), "cumulus": with_descriptions(cumulus, swp, HOSTILE)}
     for process in [playbook(nxos, "switch_configs.yml", "-e", f"switch_configs_dir={work / 'nxos'}", vault=vault),
                     playbook(cumulus, "switch_configs.yml", "-e", f"switch_configs_dir={work / 'cumulus'}", vault=vault)]:
         finish(process)

@@ -7,7 +7,7 @@ from inventory_edits import edit_inventory as edit
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import rules
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rules import limits
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rules import limits, switches
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import validate_site
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.yamlload import load_with_lines
 
@@ -85,3 +85,12 @@ def test_an_octal_role_variable_of_the_site_is_only_a_warning(sample, decrypt):
     forms = [f for f in report.findings if f.rule == "integer-form"]
     assert [(f.severity, f.message) for f in forms] == [
         ("warning", "'0644' is an integer written in another form than decimal, which YAML reads as 420")]
+
+
+@pytest.mark.parametrize("text, shown", [("dgx01 storage?", "'?'"), ("ｄｇｘ01", "U+FF44"), ("dgx01\u00a0storage", "U+00A0")])
+def test_an_nxos_description_outside_printable_ascii_or_with_a_question_mark_is_refused(sample_copy, decrypt, text, shown):
+    edit(sample_copy, "host_vars/n3232c-a.yml", "{name: Ethernet1/1, connects_to:", f'{{name: Ethernet1/1, description: "{text}", connects_to:')
+    found = rules.run_rules(load_site(str(sample_copy), decrypt=decrypt), check_files=False, rules=[switches.nxos_descriptions])
+    [(rule, file, line, message)] = [(f.rule, f.location.file.split("/")[-1], f.location.line, f.message) for f in found]
+    assert (rule, file, line) == ("switch-text", "n3232c-a.yml", 24)
+    assert shown in message

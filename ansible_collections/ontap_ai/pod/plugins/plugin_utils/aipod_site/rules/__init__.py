@@ -44,6 +44,7 @@ RULES: list[Rule] = [
     hosts.compute_mounts,
     # switches
     switches.switch_ports,
+    switches.nxos_descriptions,
     switches.vpc_pairs,
     # Kubernetes and Trident
     kubernetes.kubernetes,

@@ -160,6 +160,26 @@ def _check_port_settings(ctx: Context, switch: str, settled: dict, entry: dict, 
     return None
 
 
+def nxos_descriptions(ctx: Context) -> None:
+    """NX-OS descriptions are printable ASCII without '?': the CLI that network_cli types into answers
+    '?' with help wherever it stands, and NX-OS stores ASCII only."""
+    for switch, data in ctx.switches.items():
+        if data.get("platform") != "nxos":
+            continue
+        for kind in ("ports", "port_channels"):
+            for index, entry in enumerate(m.as_list(data.get(kind))):
+                text = m.as_dict(entry).get("description")
+                if not isinstance(text, str):
+                    continue
+                bad = sorted({char for char in text if char == "?" or not " " <= char <= "~"})
+                if bad:
+                    shown = ", ".join(repr(char) if char == "?" else f"U+{ord(char):04X}" for char in bad)
+                    ctx.error("switch-text", host_path(switch, "switch", kind, index, "description"),
+                              f"this NX-OS description holds {shown}: NX-OS takes printable ASCII, and its CLI answers '?' "
+                              "with help instead of taking it as text",
+                              "write the description with printable ASCII characters other than '?'")
+
+
 def vpc_pairs(ctx: Context) -> None:
     """vPC/MLAG peers name each other, share a domain, and both carry every vPC port-channel to the same far end."""
     for switch, data in ctx.switches.items():
