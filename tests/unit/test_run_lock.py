@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
@@ -170,6 +171,35 @@ def test_persistent_connections_of_a_dead_run_are_found():
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+@pytest.mark.parametrize("lives, taken", [(30, False), (1, True)])
+def test_persistent_connections_of_a_killed_run_are_waited_for_then_named(tmp_path, lives, taken):
+    process, pids = start_holder(tmp_path)
+    process.kill()
+    process.wait()
+    # `sleep` shown as `ansible-connection <dead run pid>`: what Ansible's network_cli leaves behind.
+    connection = subprocess.Popen(["/usr/bin/ansible-connection", str(pids["holding"])], executable="/bin/sleep")
+    ends = threading.Timer(lives, connection.kill)
+    ends.start()
+    try:
+        for _ in range(50):
+            if run_lock.orphaned_connections(pids["holding"]):
+                break
+            time.sleep(0.05)
+        outcome = run_lock.RunLock(str(tmp_path), "pod-a").take(me(), wait_seconds=3)
+        assert outcome.taken is taken, outcome.refusal
+        if not taken:
+            assert [survivor.pid for survivor in outcome.survivors] == [connection.pid]
+            assert f"kill {connection.pid}" in outcome.refusal and "persistent connections" in outcome.refusal
+            # the record still names the killed run, so the run after this one is told too
+            assert run_lock.read_holder(str(tmp_path / "pod-a.run.json")).pid == pids["holding"]
+        else:
+            assert outcome.previous_interrupted
+    finally:
+        ends.cancel()
+        connection.kill()
+        connection.wait()
 
 
 @pytest.mark.parametrize("site, expected", [("aipod-lab", "aipod-lab"), ("../../etc/passwd", "etc-passwd"),

@@ -359,6 +359,17 @@ class RunLock:
                     announced = True
                 sleep(1.0)
             outcome.waited_seconds = time.monotonic() - started if announced else 0.0
+            if leftover:
+                # A connection that outlives the wait may still be sending a switch configuration.
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+                outcome.survivors = leftover
+                outcome.refusal = (f"the run {previous.describe()} was stopped, but persistent connections it opened are "
+                                   f"still open after {int(outcome.waited_seconds)} s: "
+                                   + ", ".join(str(process) for process in leftover)
+                                   + ". This run changed nothing. They may still be sending commands to a device: let them "
+                                   f"end (persistent_connect_timeout), or stop them (kill {' '.join(str(p.pid) for p in leftover)}), "
+                                   "then run again.")
+                return outcome
         self._holder = me
         write_holder(self.record_path, me)
         outcome.taken = True
