@@ -159,3 +159,13 @@ def test_a_registered_result_carries_its_checks_unless_its_task_did_not_run_clea
     for result in ({"failed": True, "msg": "nvidia-smi -q -x failed", "checks": [record]}, {"unreachable": True},
                    {"skipped": True}, None, "text"):
         assert verification.checks_of(result) is None
+
+
+def test_an_armed_storage_network_rollback_fails_verification_naming_when_it_fires():
+    # Issue 23: a rollback a stopped run left armed fires after a green run; verification says so first.
+    assert dgx_verify.rollback_check(None, False)["status"] == "pass"
+    armed = dgx_verify.rollback_check("1764031200 1764031320\n", True)
+    assert armed["status"] == "fail" and "2025-11-25 00:42:00 UTC" in armed["detail"] and "compute.yml" in armed["detail"]
+    # the timer without its state file (or the reverse) is armed all the same
+    assert dgx_verify.rollback_check(None, True)["status"] == "fail"
+    assert dgx_verify.rollback_check("1764031200 1764031320", False)["status"] == "fail"

@@ -51,6 +51,16 @@ options:
   expected_gpus:
     description: The model's GPUs of the host (C(count), C(model)); none when the model names no GPUs.
     type: dict
+  rollback_state_dir:
+    description:
+      - State directory of C(aipod-storage-net) (role C(dgx_node)). When given, the C(storage-network rollback)
+        check fails while a change is not confirmed and its rollback timer is armed, which would restore the previous
+        storage network after this check passed.
+    type: path
+  rollback_timer:
+    description: The systemd timer of that rollback.
+    type: str
+    default: aipod-storage-net-rollback.timer
   ping_count:
     description: Echo requests per LIF; the check passes when any is answered.
     type: int
@@ -113,6 +123,8 @@ failed_checks:
 """
 
 import json
+import os
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -219,6 +231,18 @@ def mount_checks(mounts: list[dict], active: dict, fstab: dict, can_mount: bool,
 
 
 # ------------------------------------------------------------------------------ host glue
+def rollback_check(pending: str | None, timer_active: bool) -> dict[str, str]:
+    """The storage-network rollback check: pass when nothing is armed; pending is the state file's
+    "<armed-at> <due-at>" (epoch seconds), None when there is none."""
+    if pending is None and not timer_active:
+        return check("storage-network rollback", "pass", "no unconfirmed storage-network change; no rollback armed")
+    due = [word for word in (pending or "").split() if word.isdigit()][1:2]
+    when = (" at " + time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(int(due[0])))) if due else ""
+    return check("storage-network rollback", "fail",
+                 f"a storage-network change is not confirmed and its rollback is armed{when}: it will restore the previous "
+                 "storage network. Run compute.yml (or site.yml), which keeps the change when the management path answers")
+
+
 def _read(path: str) -> str:
     try:
         with open(path, encoding="utf-8") as handle:
@@ -270,6 +294,8 @@ def main() -> None:
             "nfs": {"type": "dict"},
             "gpus": {"type": "bool", "default": False},
             "expected_gpus": {"type": "dict"},
+            "rollback_state_dir": {"type": "path"},
+            "rollback_timer": {"type": "str", "default": "aipod-storage-net-rollback.timer"},
         },
         supports_check_mode=True,
     )
@@ -281,6 +307,12 @@ def main() -> None:
                            bool(host_nfs.get("can_mount")), host_nfs.get("reason") or "")
     if params["gpus"]:
         checks.append(gpus.gpu_check(gpus.gather(module), params["expected_gpus"]))
+    if params["rollback_state_dir"]:
+        pending_path = os.path.join(params["rollback_state_dir"], "pending")
+        pending = _read(pending_path) if os.path.exists(pending_path) else None
+        systemctl = module.get_bin_path("systemctl")
+        active = bool(systemctl) and module.run_command([systemctl, "is-active", "--quiet", params["rollback_timer"]])[0] == 0
+        checks.append(rollback_check(pending, active))
     module.exit_json(changed=False, checks=checks, failed_checks=sum(1 for c in checks if c["status"] == "fail"))
 
 
