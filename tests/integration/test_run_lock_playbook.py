@@ -105,3 +105,63 @@ def test_a_lock_directory_that_cannot_be_written_refuses_the_run(site, tmp_path)
     assert rc == 2, output
     assert "cannot be taken" in output and "AIPOD_RUN_LOCK_DIR" in output
     assert "Work for a while" not in output
+
+
+ARMED = REPO / "tests" / "fixtures" / "playbooks" / "armed"
+
+
+def run(site, playbook, *extra, **env):
+    process = subprocess.Popen([f"{BIN}/ansible-playbook", "-i", str(site["inventory"]), str(ARMED / playbook), *extra],
+                               cwd=REPO, env={**site["env"], **env}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, start_new_session=True)
+    return process
+
+
+def test_a_run_killed_in_the_compute_layer_is_owed_a_resolution_by_every_later_run(site):
+    """Issue 23: a rollback armed by a killed run must not fire after a later run reported success.
+    Until compute.yml (or site.yml) runs on every DGX, other changing runs are refused."""
+    first = run(site, "compute.yml")
+    try:
+        deadline = time.monotonic() + 60
+        while not (holder := run_lock.read_holder(site["lock"].record_path)) or not holder.may_arm:
+            assert time.monotonic() < deadline, "the compute stand-in never started a task"
+            time.sleep(0.2)
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+    finally:
+        for process in run_lock.processes_holding(site["lock"].path):
+            os.kill(process.pid, signal.SIGKILL)
+    time.sleep(0.5)
+
+    for playbook, extra in (("switches.yml", ()), ("compute.yml", ("--limit", "localhost")),
+                            ("compute.yml", ("--tags", "switches")), ("compute.yml", ("--skip-tags", "compute"))):
+        rc, output = finish(run(site, playbook, "-e", "hold_seconds=0", *extra))
+        assert rc == 2, (playbook, extra, output)
+        assert "storage-network rollback" in output and f"pid {first.pid}" in output and "Change nothing" not in output
+        holder = run_lock.read_holder(site["lock"].record_path)
+        assert holder.outcome == "refused" and f"pid {first.pid}" in holder.owes
+
+    # Check mode takes no lock and is not refused: it previews.
+    rc, output = finish(run(site, "switches.yml", "--check"))
+    assert rc == 0, output
+
+    rc, output = finish(run(site, "compute.yml", "-e", "hold_seconds=0"))
+    assert rc == 0, output
+    report = json.loads((site["reports"] / "latest" / "report.json").read_text())
+    assert f"pid {first.pid}" in report["run_lock"]["owes"]
+    assert run_lock.read_holder(site["lock"].record_path).owes == ""
+
+    rc, output = finish(run(site, "switches.yml"))
+    assert rc == 0, output
+
+
+def test_a_run_killed_before_its_compute_layer_owes_nothing(site):
+    first = run(site, "switches.yml", "-e", "unused=1")
+    first.wait()
+    # A switches run that was killed: its record never reached the compute layer.
+    record = run_lock.read_holder(site["lock"].record_path)
+    record.finished, record.outcome = None, ""
+    run_lock.write_holder(site["lock"].record_path, record)
+    rc, output = finish(run(site, "switches.yml"))
+    assert rc == 0, output
+    assert "did not finish" in output

@@ -31,6 +31,10 @@ description:
     C(resolved) section.
   - When the previous run did not finish, sets C(AIPOD_PREVIOUS_RUN_INTERRUPTED=true) in the run's
     environment, for the plays that wait for what it may have cut off.
+  - A run stopped after its compute layer started may have left a DGX's storage-network rollback
+    armed, which fires by itself. Until a run of C(site.yml) or C(compute.yml) on every DGX (no
+    C(--limit), the C(compute) tag) succeeds, every other changing run is refused before its first
+    play, exit status 2, naming the stopped run.
 version_added: "1.0.0"
 author: ONTAP AI pod bundle contributors (!UNKNOWN)
 requirements:
@@ -80,6 +84,8 @@ LAYERS = ("validate", "switches", "storage", "compute", "kubernetes", "trident",
 # Exit status of a run the callback ends before its first play (a site model file over the
 # loader's budget); Ansible's own for a failed host is 2.
 REFUSED_EXIT_CODE = 2
+# The playbooks whose compute layer resolves what a stopped run armed on the DGX (docs/interrupted-runs.md).
+RESOLVING_PLAYBOOKS = frozenset({"site.yml", "compute.yml"})
 
 
 class CallbackModule(CallbackBase):
@@ -227,12 +233,28 @@ class CallbackModule(CallbackBase):
         if not outcome.taken:
             self._display.error(f"run lock: {outcome.refusal}", wrap_text=False)
             self._stop([outcome.refusal], "take the site's run lock", f"the site '{site_name}' is held by another run")
-        if outcome.previous_interrupted:
+        if outcome.owes and not self._resolves_armed():
+            message = (f"the run {outcome.owes} stopped after its compute layer could arm a storage-network rollback on the "
+                       "DGX, and no run has resolved that since: the rollback fires by itself and would take the storage "
+                       "network away after this run reported success. Run compute.yml (or site.yml) first, on every DGX: "
+                       "no --limit, and --tags (if any) with compute. It keeps the change where the management path "
+                       "answers and lets the rollback restore the previous network where it does not. This run changed nothing.")
+            self._display.error(f"run lock: {message}", wrap_text=False)
+            self._run_lock.finish("refused")
+            self._stop([message], "take the site's run lock", "a stopped run's storage-network rollback may still be armed")
+        if outcome.previous_interrupted or outcome.owes:
             # Read by the plays (lookup env) in this process and the workers it forks from now on.
             os.environ["AIPOD_PREVIOUS_RUN_INTERRUPTED"] = "true"
             self._display.warning(f"the previous run on site '{site_name}', {outcome.previous.describe()}, did not finish "
                                   "(killed, or its control node stopped). This run resolves what it left armed before it "
                                   "changes anything (docs/interrupted-runs.md).")
+
+    def _resolves_armed(self) -> bool:
+        """Whether this run resolves a storage-network rollback a stopped run left armed: it runs the
+        compute layer (site.yml, compute.yml) on every DGX, with no --limit and the compute tag."""
+        tags = set(context.CLIARGS.get("tags") or ["all"])
+        return (self._playbook in RESOLVING_PLAYBOOKS and not context.CLIARGS.get("subset")
+                and bool(tags & {"all", "compute"}) and "compute" not in set(context.CLIARGS.get("skip_tags") or []))
 
     def _report_unreadable_inventory(self) -> tuple[list, str]:
         """Ansible stops on a vars file that is not YAML without saying where; say it first, located.
@@ -274,6 +296,11 @@ class CallbackModule(CallbackBase):
         self._enter(self._layer_of(play))
         if not self._inventory:
             self._inventory = ", ".join(os.path.relpath(str(source)) for source in context.CLIARGS.get("inventory") or ())
+
+    def v2_playbook_on_task_start(self, task, is_conditional):
+        # From the compute layer's first task on, a kill may leave a DGX's rollback timer armed.
+        if self._current == "compute" and self._run_lock is not None:
+            self._run_lock.mark_may_arm()
 
     def v2_runner_on_ok(self, result):
         self._count(result, "ok")
@@ -332,7 +359,9 @@ class CallbackModule(CallbackBase):
         if path:
             lines.append(f"==> run report: {os.path.relpath(path)}")
         if self._run_lock is not None:
-            self._run_lock.finish("ok" if ok else "failed")
+            # A successful run of the compute layer on every DGX resolved what a stopped run armed there.
+            compute = self._layers.get("compute") or {}
+            self._run_lock.finish("ok" if ok else "failed", resolved=ok and self._resolves_armed() and bool(compute.get("hosts")))
         for line in lines:
             self._display.display(line, color="bright green" if ok else "bright red")
 

@@ -49,6 +49,11 @@ class Holder:
     awx_job: str = ""
     finished: float | None = None
     outcome: str = ""
+    # Set once the run reaches a step that arms a safety net which fires by itself (the compute
+    # layer: a DGX's storage-network rollback timer). A run killed after that owes the site a
+    # resolution, which every later run carries in `owes` until a run resolves it.
+    may_arm: bool = False
+    owes: str = ""
 
     def describe(self, now: float | None = None) -> str:
         """'site.yml by alice@ctl01 (pid 4242, AWX job 17), started 2026-11-25 10:02:11 UTC, 3 min ago'"""
@@ -83,6 +88,9 @@ class Outcome:
     waited_seconds: float = 0.0
     survivors: list[Process] = field(default_factory=list)
     nested_in: Holder | None = None
+    # A run stopped after it could arm a DGX's storage-network rollback, and no run has resolved it
+    # since: what it was ('' when nothing is owed).
+    owes: str = ""
 
     def report(self) -> dict:
         """The run report's section: the lock, and the previous run when it did not finish."""
@@ -97,6 +105,8 @@ class Outcome:
             section["refusal"] = self.refusal
         if self.nested_in is not None:
             section["nested_in"] = asdict(self.nested_in)
+        if self.owes:
+            section["owes"] = self.owes
         return section
 
 
@@ -370,17 +380,33 @@ class RunLock:
                                    f"end (persistent_connect_timeout), or stop them (kill {' '.join(str(p.pid) for p in leftover)}), "
                                    "then run again.")
                 return outcome
+        if previous is not None:
+            if previous.finished is None and previous.may_arm:
+                outcome.owes = previous.describe()
+            elif previous.owes:
+                outcome.owes = previous.owes
+        me.owes = outcome.owes
         self._holder = me
         write_holder(self.record_path, me)
         outcome.taken = True
         return outcome
 
-    def finish(self, outcome: str) -> None:
-        """Mark the run finished (the lock itself goes when the process exits)."""
+    def mark_may_arm(self) -> None:
+        """Record that this run reached a step that arms a safety net which fires by itself."""
+        if self._holder is None or self._holder.may_arm:
+            return
+        self._holder.may_arm = True
+        write_holder(self.record_path, self._holder)
+
+    def finish(self, outcome: str, resolved: bool = False) -> None:
+        """Mark the run finished (the lock itself goes when the process exits). resolved: the run
+        resolved what a stopped run left armed on every DGX, so nothing is owed any more."""
         if self._holder is None:
             return
         self._holder.finished = time.time()
         self._holder.outcome = outcome
+        if resolved:
+            self._holder.owes = ""
         write_holder(self.record_path, self._holder)
 
 
