@@ -104,3 +104,18 @@ def test_a_description_full_of_shell_syntax_reaches_nv_as_one_argument(run):
     assert changed == 1
     assert applied(run.state)["interface swp1 description"] == f"interface swp1 description {description}"
     assert not marker.exists()
+
+
+@pytest.mark.slow
+def test_a_revision_a_stopped_run_left_pending_is_dropped_and_said(run):
+    """The NVUE window of docs/interrupted-runs.md: a run stopped between staging and applying
+    leaves a pending revision. The next run drops it before staging, says so, and applies only the model."""
+    run()  # converged, whatever the tests before left
+    before = applied(run.state)
+    stale = dict(before, **{"interface swp30 description": "interface swp30 description half-done"})
+    (run.state / "pending.tsv").write_text("".join(f"{path}\t{line}\n" for path, line in stale.items()))
+    changed, output = run()
+    assert changed == 0, "the pending revision was not the model's to apply"
+    assert applied(run.state) == before
+    assert not (run.state / "pending.tsv").exists()
+    assert "n3232c-a: pending NVUE revision: a pending revision that was never applied (1 line(s) of diff)" in output

@@ -7,7 +7,7 @@ DOCUMENTATION = r"""
 module: nvue_stage
 short_description: Stage NVUE set and unset commands in a pending revision, without a shell
 description:
-  - Drops any pending NVUE revision (C(nv config detach)), then runs each command of O(commands) as
+  - Drops any pending NVUE revision (C(nv config detach)), saying so when it held changes, then runs each command of O(commands) as
     an argument list, never through a shell, so that text from the site model (a port description)
     stays one argument whatever it holds. Returns C(nv config diff) of the revision it staged.
   - Each command is a line as the C(ontap_ai.pod.aipod_nvue_commands) filter renders it, with its
@@ -51,6 +51,13 @@ stdout_lines:
   returned: success
   type: list
   elements: str
+aipod_resolved:
+  description:
+    - What an earlier run left pending and what was done about it (read by the C(aipod_progress) callback into the
+      run report); empty when no revision was pending.
+  returned: success
+  type: list
+  elements: dict
 """
 
 import shlex
@@ -85,6 +92,13 @@ def main() -> None:
         commands = staged_argv(module.params["commands"])
     except ValueError as error:
         module.fail_json(msg=str(error))
+    # A revision left pending (a run stopped between staging and applying it) is dropped: it is said.
+    rc, left, _err = module.run_command(["nv", "config", "diff"], expand_user_and_vars=False)
+    resolved = []
+    if rc == 0 and left.strip() not in EMPTY_DIFFS:
+        resolved.append({"item": "pending NVUE revision",
+                         "found": f"a pending revision that was never applied ({len(left.strip().splitlines())} line(s) of diff)",
+                         "action": "dropped it (nv config detach) and staged the model's configuration again"})
     for argv in [["nv", "config", "detach"], *commands]:
         # No shell, and no expansion of $VAR or ~ either: model text reaches nv as it was written.
         rc, _out, err = module.run_command(argv, expand_user_and_vars=False)
@@ -94,7 +108,7 @@ def main() -> None:
     if rc != 0:
         module.fail_json(msg=f"nv config diff exited {rc}: {err.strip()[:500]}", rc=rc)
     module.exit_json(changed=False, staged=len(commands), pending=diff.strip() not in EMPTY_DIFFS,
-                     stdout=diff, stdout_lines=diff.splitlines())
+                     stdout=diff, stdout_lines=diff.splitlines(), aipod_resolved=resolved)
 
 
 if __name__ == "__main__":
