@@ -278,3 +278,64 @@ def test_verification_fails_on_missing_gpus_and_a_pvc_that_never_binds(site, clu
     assert checks["pvc_cleanup"]["status"] == "pass"
     leftovers = [ns.metadata.name for ns in cluster["core"].list_namespace().items if ns.metadata.name.startswith("aipod-verify-")]
     assert leftovers == []
+
+
+def helm_release_secret(revision: int, status: str) -> dict:
+    """A Helm 3 release record as helm's secret driver stores it: JSON, gzip, base64, in a labelled Secret."""
+    import gzip
+
+    release = {"name": "trident-operator", "namespace": "trident", "version": revision, "manifest": "",
+               "info": {"status": status, "first_deployed": "2026-11-25T10:00:00Z", "last_deployed": "2026-11-25T10:00:00Z",
+                        "description": status},
+               "chart": {"metadata": {"name": "trident-operator", "version": "100.2602.1", "appVersion": "26.02.1",
+                                      "apiVersion": "v2"}}}
+    encoded = base64.b64encode(gzip.compress(json.dumps(release).encode())).decode()
+    return {"apiVersion": "v1", "kind": "Secret", "type": "helm.sh/release.v1",
+            "metadata": {"name": f"sh.helm.release.v1.trident-operator.v{revision}", "namespace": "trident",
+                         "labels": {"name": "trident-operator", "owner": "helm", "status": status, "version": str(revision)}},
+            "data": {"release": base64.b64encode(encoded.encode()).decode()}}
+
+
+def helm_history(helm: str) -> list[dict]:
+    result = subprocess.run([helm, "history", "trident-operator", "-n", "trident", "-o", "json", "--kubeconfig", str(KUBECONFIG)],
+                            capture_output=True, text=True, timeout=120)
+    return json.loads(result.stdout) if result.returncode == 0 else []
+
+
+@pytest.mark.parametrize("records, outcome", [
+    ([(1, "superseded"), (2, "deployed"), (3, "pending-upgrade")], "rolled back to 2"),
+    ([(1, "pending-install")], "removed"),
+])
+def test_a_helm_release_a_stopped_run_left_pending_is_resolved_and_said(site, cluster, records, outcome):
+    """Issue 23: `helm upgrade --install --wait` killed leaves the release pending, and helm refuses
+    every later operation; the trident role resolves it before it changes anything."""
+    helm = LAB / "bin" / "helm"  # lab/kubernetes/up puts its kubectl and helm there
+    assert helm.exists(), "the lab's helm was not built"
+    core = cluster["core"]
+    try:
+        core.create_namespace({"metadata": {"name": "trident"}})
+    except Exception:  # noqa: BLE001 - it exists already
+        pass
+    for secret in core.list_namespaced_secret("trident", label_selector="owner=helm").items:
+        core.delete_namespaced_secret(secret.metadata.name, "trident")
+    for revision, status in records:
+        core.create_namespaced_secret("trident", helm_release_secret(revision, status))
+    assert helm_history(str(helm))[-1]["status"].startswith("pending-")
+
+    preview = run_playbook(site["tmp"], "-i", "localhost,", "tests/kubernetes/playbooks/helm_pending.yml", "--check",
+                           "-e", f"kubeconfig={KUBECONFIG}", "-e", f"helm_binary={helm}")
+    assert "would " in preview.stdout and helm_history(str(helm))[-1]["status"].startswith("pending-")
+
+    result = run_playbook(site["tmp"], "-i", "localhost,", "tests/kubernetes/playbooks/helm_pending.yml",
+                          "-e", f"kubeconfig={KUBECONFIG}", "-e", f"helm_binary={helm}")
+    history = helm_history(str(helm))
+    if outcome == "removed":
+        assert history == [] and "remove it (it never deployed)" in result.stdout
+    else:
+        assert history[-1]["status"] == "deployed" and "Rollback to 2" in history[-1]["description"]
+        assert "roll it back to revision 2" in result.stdout
+    again = run_playbook(site["tmp"], "-i", "localhost,", "tests/kubernetes/playbooks/helm_pending.yml",
+                         "-e", f"kubeconfig={KUBECONFIG}", "-e", f"helm_binary={helm}")
+    assert recap(again.stdout)["changed"] == 0
+    for secret in core.list_namespaced_secret("trident", label_selector="owner=helm").items:
+        core.delete_namespaced_secret(secret.metadata.name, "trident")
