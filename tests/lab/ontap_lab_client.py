@@ -2,17 +2,23 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import pathlib
 import sys
+import threading
+import time
 import urllib.parse
+from collections.abc import Callable, Iterator
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 sys.path.insert(0, str(REPO / "lab" / "ontap"))
 
 from ontap_lab.api import Api  # noqa: E402
+from ontap_lab.pki import ensure_pki  # noqa: E402
 from ontap_lab.seed import seed_state, set_admin_password  # noqa: E402
+from ontap_lab.service import CallLog, Faults, Service  # noqa: E402
 from ontap_lab.state import Store  # noqa: E402
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site  # noqa: E402
@@ -73,3 +79,25 @@ def fresh_api(tmp_path=None, job_seconds: float = 0.0) -> Api:
     set_admin_password(state, "admin", ADMIN_PASSWORD)
     store = Store(str(tmp_path / "state.json")) if tmp_path is not None else None
     return Api(state, store, job_seconds=job_seconds)
+
+
+@contextlib.contextmanager
+def https_endpoint(api: Api, directory: pathlib.Path,
+                   restart: Callable[[float], None] | None = None) -> Iterator[tuple[str, str, Service]]:
+    """The endpoint served as lab/lab serves it (HTTPS with its own CA, fault injection, call log), in a
+    thread on an ephemeral loopback port, for clients that need a socket: yields (base URL, CA file, service)."""
+    pki = ensure_pki(str(directory / "pki"), ["127.0.0.1"], ["localhost"])
+    service = Service(api, Faults(str(directory / "faults.json")), CallLog(str(directory / "calls.jsonl")), "admin",
+                      reseed=lambda: None, restart=restart or (lambda downtime: None))
+    thread = threading.Thread(target=service.serve, args=("127.0.0.1", 0, pki["server"], pki["server-key"]), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while service.server is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert service.server is not None, "the endpoint did not start serving"
+    try:
+        yield f"https://127.0.0.1:{service.server.server_address[1]}", pki["ca"], service
+    finally:
+        service.server.shutdown()
+        service.server.server_close()
+        service.calls.handle.close()

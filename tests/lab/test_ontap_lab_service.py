@@ -2,40 +2,21 @@
 from __future__ import annotations
 
 import json
-import socket
-import threading
 
 import pytest
 import requests
 from ontap_lab.pki import ensure_pki
-from ontap_lab.service import CallLog, Faults, Service, resource_of
-from ontap_lab_client import ADMIN_PASSWORD, fresh_api
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from ontap_lab.service import CallLog, Faults, resource_of
+from ontap_lab_client import ADMIN_PASSWORD, fresh_api, https_endpoint
 
 
 @pytest.fixture
 def served(tmp_path):
     """The endpoint on an ephemeral loopback port, with its own CA; yields (base_url, ca_file, service)."""
-    pki = ensure_pki(str(tmp_path / "pki"), ["127.0.0.1"], ["localhost"])
-    restarts = []
-    service = Service(fresh_api(tmp_path), Faults(str(tmp_path / "faults.json")), CallLog(str(tmp_path / "calls.jsonl")),
-                      "admin", reseed=lambda: None, restart=restarts.append)
-    port = free_port()
-    thread = threading.Thread(target=service.serve, args=("127.0.0.1", port, pki["server"], pki["server-key"]), daemon=True)
-    thread.start()
-    for _ in range(100):
-        if service.server is not None:
-            break
-        threading.Event().wait(0.05)
-    service.restarts = restarts
-    yield f"https://127.0.0.1:{port}", pki["ca"], service
-    service.server.shutdown()
-    service.server.server_close()
+    restarts: list[float] = []
+    with https_endpoint(fresh_api(tmp_path), tmp_path, restart=restarts.append) as (url, ca, service):
+        service.restarts = restarts
+        yield url, ca, service
 
 
 AUTH = ("admin", ADMIN_PASSWORD)

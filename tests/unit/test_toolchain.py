@@ -82,3 +82,29 @@ def test_requirements_yml_gives_bounds_below_the_next_major():
         match = re.fullmatch(r">=([0-9]+)\.([0-9]+)\.([0-9]+),<([0-9]+)\.0\.0", str(entry["version"]))
         assert match, f"{entry['name']}: {entry['version']} is not '>=X.Y.Z,<X+1.0.0'"
         assert int(match.group(4)) == int(match.group(1)) + 1, entry
+
+
+def test_the_dataops_toolkit_pins_are_frozen_alike_on_every_row():
+    """requirements/dataops-traditional.txt is installed with --no-deps on every row (scripts/bootstrap.sh),
+    so each pin that applies to a row's Python must be in that row's frozen constraints, at the same version."""
+    from packaging.markers import Marker
+
+    def normalised(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    toolkit = []
+    for line in (REPO / "requirements" / "dataops-traditional.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            pin, _, marker = line.partition(";")
+            name, version = pin.strip().split("==")
+            toolkit.append((normalised(name), version, Marker(marker) if marker.strip() else None))
+    assert ("netapp-dataops-traditional", "3.1.0", None) in toolkit
+    row_python = {"14": "3.13", "13": "3.13", "12": "3.11"}
+    for row, path in ROWS.items():
+        constraints = path.with_name(path.name.replace(".txt", ".constraints.txt")) if row != "14" else REPO / "constraints.txt"
+        frozen = {normalised(name): version for name, version in pins(constraints).items()}
+        for name, version, marker in toolkit:
+            if marker is None or marker.evaluate({"python_version": row_python[row], "sys_platform": "linux"}):
+                assert frozen.get(name) == version, (constraints.name, name, version)
+            else:
+                assert name not in frozen, (constraints.name, name)

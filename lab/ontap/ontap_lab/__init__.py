@@ -3,7 +3,7 @@
 Layout (one concern per module):
 
 * ``errors``     ONTAP's error style (HTTP status plus ``error.code``/``error.message``).
-* ``schemas``    request bodies checked against NetApp's ``netapp_ontap`` marshmallow schemas.
+* ``schemas``    request bodies and response records checked against NetApp's ``netapp_ontap`` schemas.
 * ``query``      ``fields=`` selection, query filters and paging of collection GETs.
 * ``state``      the cluster's objects, persisted to one JSON file; the realiser hook.
 * ``seed``       a fresh cluster built from the lab inventory (nodes, ports, aggregates, Default IPspace).

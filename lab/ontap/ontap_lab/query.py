@@ -3,7 +3,8 @@
 Filters follow ONTAP's query syntax on any (dotted) field: ``name=vol*`` (wildcard),
 ``name=a|b`` (or), ``name=!a`` (not), ``size=>100``, ``size=<=100``, ``size=1..5`` (range),
 ``enabled=true``. A filter on a field inside a list (``aggregates.name=aggr1``) matches a record
-when any element matches.
+when any element matches; one on a reference names it (``svm=vs1`` is ``svm.name=vs1``).
+``return_records=false`` answers the count without the records.
 """
 from __future__ import annotations
 
@@ -113,6 +114,11 @@ def _compare(value: Any, operator: str, operand: str) -> bool:
 
 
 def _term_matches(value: Any, term: str) -> bool:
+    if isinstance(value, dict):
+        # A query on a reference by its bare name (``svm=vs1``), ONTAP's shorthand for ``svm.name=vs1``.
+        value = value.get("name")
+        if value is None:
+            return False
     for operator in ("<=", ">=", "<", ">"):
         if term.startswith(operator):
             return _compare(value, operator, term[len(operator):])

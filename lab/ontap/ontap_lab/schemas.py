@@ -1,4 +1,5 @@
-"""Request bodies checked against NetApp's own ``netapp_ontap`` schemas, the way ONTAP checks them.
+"""Request bodies checked against NetApp's own ``netapp_ontap`` schemas, the way ONTAP checks them,
+and response records checked against the same schemas, the way NetApp's client reads them.
 
 Clients (the netapp.ontap modules among them) send ONTAP's accepted shorthands: dotted keys
 (``"svm.name": "vs1"``) and a bare name where an object is expected (``"ipspace": "Default"``,
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import json
 from typing import Any
 
 import marshmallow
@@ -39,6 +41,7 @@ SCHEMAS = {
     "export_policies": ("resources.export_policy", "ExportPolicySchema"),
     "export_rules": ("resources.export_rule", "ExportRuleSchema"),
     "volumes": ("resources.volume", "VolumeSchema"),
+    "snapshots": ("resources.snapshot", "SnapshotSchema"),
     "snapshot_policies": ("resources.snapshot_policy", "SnapshotPolicySchema"),
     "snapshot_policy_schedules": ("resources.snapshot_policy_schedule", "SnapshotPolicyScheduleSchema"),
     "roles": ("resources.role", "RoleSchema"),
@@ -124,21 +127,31 @@ def normalise(schema: marshmallow.Schema, data: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------- checks
-def check_known(schema: marshmallow.Schema, data: Any, prefix: str = "") -> None:
-    """Every key must be a field of the schema (recursively)."""
+def unknown_key(schema: marshmallow.Schema, data: Any, prefix: str = "") -> str | None:
+    """The dotted path of the first key that is no field of the schema (recursively), or None."""
     if not isinstance(data, dict):
-        return
+        return None
     fields = _field_by_key(schema)
     for key, value in data.items():
         path = f"{prefix}{key}"
         field = fields.get(key)
         if field is None:
-            raise unexpected_argument(path)
+            return path
         nested, is_list = _nested(field)
         if nested is None:
             continue
         for item in (value if is_list and isinstance(value, list) else [value]):
-            check_known(nested, item, path + ".")
+            found = unknown_key(nested, item, path + ".")
+            if found:
+                return found
+    return None
+
+
+def check_known(schema: marshmallow.Schema, data: Any) -> None:
+    """Every key must be a field of the schema (recursively)."""
+    path = unknown_key(schema, data)
+    if path:
+        raise unexpected_argument(path)
 
 
 def _is_model(schema: marshmallow.Schema) -> bool:
@@ -225,6 +238,31 @@ def validate_body(collection: str, body: Any, method: str) -> dict[str, Any]:
         field, message = _first_error(errors)
         raise OntapError(400, 262197, f'Invalid value for field "{field}": {message}', field)
     return coerce(schema, data)
+
+
+def response_problem(collection: str, record: dict[str, Any]) -> str | None:
+    """Why NetApp's client would refuse this response record, or None when it takes it.
+
+    The client reads every record with ``Resource.from_dict``: the schema's ``load`` with unknown
+    top-level keys let through, so a wrong type, enum or range fails there (``constituent_count: 0``
+    on a FlexVol does). Unknown keys fail nowhere in the client; they are refused here all the same,
+    as in requests, because they mean the endpoint invents fields ONTAP does not have.
+    """
+    # Most GETs answer records unchanged since the last one; checking each version once keeps polling cheap.
+    return _response_problem(collection, json.dumps(record, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=4096)
+def _response_problem(collection: str, serialised: str) -> str | None:
+    record = json.loads(serialised)
+    schema = schema_for(collection)
+    try:
+        schema.load(record, unknown=marshmallow.INCLUDE)
+    except marshmallow.ValidationError as error:
+        field, message = _first_error(error.messages)
+        return f'field "{field}": {message}'
+    path = unknown_key(schema, record)
+    return f'field "{path}" is no field of the {collection} schema' if path else None
 
 
 def gettable_roots(collection: str) -> set[str]:

@@ -20,8 +20,10 @@ SPEED_MBPS = {"1G": 1000, "10G": 10000, "25G": 25000, "40G": 40000, "50G": 50000
 # Usable capacity of one data SSD of an A800-class shelf (3.84 TB drive, right-sized), in bytes.
 SSD_BYTES = 3_490_000_000_000
 RAID_PARITY_DISKS = 2
-SCHEDULES = {"5min": "@:00,:05,:10,:15,:20,:25,:30,:35,:40,:45,:50,:55", "8hour": "@2:15,10:15,18:15",
-             "hourly": "@:05", "daily": "@0:10", "weekly": "Sun@0:15"}
+# ONTAP's built-in cron schedules, in the REST API's shape (weekday 0 is Sunday).
+SCHEDULES = {"5min": {"minutes": list(range(0, 60, 5))}, "8hour": {"minutes": [15], "hours": [2, 10, 18]},
+             "hourly": {"minutes": [5]}, "daily": {"minutes": [10], "hours": [0]},
+             "weekly": {"minutes": [15], "hours": [0], "weekdays": [0]}}
 CLUSTER_ROLES = ("admin", "readonly", "none", "autosupport", "backup")
 
 
@@ -56,7 +58,7 @@ def seed_state(ontap: dict[str, Any], admin_user: str = "admin") -> State:
 
     for uuid, name in ((new_uuid(), schedule) for schedule in SCHEDULES):
         state.put("schedules", uuid, {"uuid": uuid, "name": name, "type": "cron", "cluster": {"name": cluster["name"]},
-                                      "description": SCHEDULES[name]})
+                                      "cron": dict(SCHEDULES[name])})
     schedules = {record["name"]: record for record in state.records("schedules")}
     for name, copies, enabled in (("default", [("hourly", 6), ("daily", 2), ("weekly", 2)], True),
                                   ("default-1weekly", [("hourly", 6), ("daily", 2), ("weekly", 1)], True),

@@ -5,7 +5,7 @@ import copy
 import re
 from typing import Any
 
-from ..api import Context, Response, known_roots, list_response, record_response, validated
+from ..api import Context, Response, client_readable, known_roots, list_response, record_response, validated
 from ..errors import OntapError, invalid_value, missing, not_found
 
 
@@ -112,7 +112,7 @@ class Collection:
 
     def _created(self, context: Context, record: dict) -> dict:
         from ..query import select
-        return select(self.render(context, record), [], self.keys)
+        return client_readable(self.name, select(self.render(context, record), [], self.keys))
 
     def created_response(self, context: Context, record: dict) -> Response:
         headers = {"Location": self.href(record)}
@@ -195,10 +195,10 @@ def check_enum_list(values: Any, allowed: set[str], field: str) -> None:
 
 
 def build_routes() -> list[tuple[re.Pattern, Any]]:
-    from . import cluster, network, security, storage, svm
+    from . import cluster, network, security, snapshots, storage, svm
 
     resources: list[Any] = []
-    for module in (cluster, network, svm, storage, security):
+    for module in (cluster, network, svm, storage, snapshots, security):
         resources.extend(module.RESOURCES)
     # Longer paths first so that a sub-collection wins over its parent's key pattern.
     resources.sort(key=lambda resource: -len(resource.path))

@@ -6,6 +6,7 @@ import time
 
 from ..api import Context, Response, record_response, validated
 from ..errors import OntapError
+from ..seed import SCHEDULES
 from . import Collection
 
 
@@ -44,6 +45,12 @@ class Schedules(Collection):
     name = "schedules"
     path = "cluster/schedules"
     writable = False
+
+    def compute(self, context: Context, record: dict) -> None:
+        # States saved before schedules had ONTAP's cron shape kept a free-text description instead.
+        if "description" in record:
+            record.pop("description")
+            record.setdefault("cron", dict(SCHEDULES.get(record["name"], {})))
 
 
 class Jobs(Collection):

@@ -1,10 +1,17 @@
-"""Aggregates, volumes (FlexVol and FlexGroup with constituents) and snapshot policies.
+"""Aggregates, volumes (FlexVol, FlexGroup with constituents, FlexClone) and snapshot policies.
 
 A FlexGroup is created from ``aggregates`` x ``constituents_per_aggregate`` constituents named
 ``<volume>__0001``..., listed with ``is_constituent=true`` (and in the expensive ``constituents``
 field), sharing the FlexGroup's size evenly; growing the FlexGroup grows them, adding aggregates
 adds constituents. Volume names are unique per SVM, junction paths need a mounted parent, export
 and snapshot policies must exist, and thick (``guarantee.type: volume``) volumes need free space.
+
+A FlexClone (``clone.parent_volume``) lives with its parent: same SVM, aggregates, style and size,
+made from a parent snapshot (``snapshots``), reported with ``clone.*``; its parent reports
+``clone.has_flexclone`` and cannot be deleted while it has clones. ``clone.split_initiated``
+splits a clone off (the lab finishes the split at once). DELETE takes an online volume offline and
+unmounts it first, as ONTAP's DELETE does; what ONTAP refuses is refused: the parent of clones,
+the SVM root while the SVM has other volumes, a volume other volumes are mounted beneath.
 """
 from __future__ import annotations
 
@@ -18,6 +25,7 @@ from ..api import Context, Response, list_response, record_response, validated
 from ..errors import JobError, OntapError, conflict, duplicate, invalid_value, missing, not_found
 from ..state import new_uuid
 from . import Collection, reference, require, svm_of, svm_ref
+from .snapshots import clones_of_volume, find_snapshot, forget_snapshots, is_clone, restore, snapshots_of, take_snapshot
 
 VOLUME_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,202}$")
 COMPRESSION = {"inline", "background", "both", "none", "mixed"}
@@ -72,6 +80,15 @@ class Volumes(Collection):
             record["constituents"] = [{"name": part["name"], "aggregates": dict(part["aggregates"][0]),
                                        "space": {"size": part["space"]["size"]}} for part in parts]
             record["constituent_count"] = len(parts)
+        else:
+            # Only FlexGroups have constituents; ONTAP's schema refuses a count of 0 (older states stored one).
+            record.pop("constituent_count", None)
+        if record.get("style") == "flexgroup_constituent":
+            return
+        clone = record.setdefault("clone", {"is_flexclone": False})
+        clone["has_flexclone"] = bool(clones_of_volume(context.state, record))
+        record.setdefault("flexcache_endpoint_type", "none")
+        record["snapshot_count"] = len(snapshots_of(context.state, record))
 
     @staticmethod
     def _constituents(context: Context, volume: dict) -> list[dict]:
@@ -87,6 +104,9 @@ class Volumes(Collection):
             raise invalid_value("name", name, "letters, digits and underscores; not starting with a digit")
         if context.state.first("volumes", name=name, **{"svm.uuid": svm["uuid"]}):
             raise duplicate(f'Duplicate volume name "{name}" in SVM "{svm["name"]}".', 917835, "name")
+        clone = body.get("clone") or {}
+        if clone.get("is_flexclone") or clone.get("parent_volume"):
+            return self._create_clone(context, body, svm)
         aggregates = [reference(context, "aggregates", ref, "Aggregate", f"aggregates[{i}].name")
                       for i, ref in enumerate(body.get("aggregates") or [])]
         multiplier = body.get("constituents_per_aggregate")
@@ -123,8 +143,10 @@ class Volumes(Collection):
                            "cross_volume_dedupe": "inline", "policy": {"name": "auto"}},
             "encryption": {"enabled": False}, "tiering": {"policy": "none"}, "snaplock": {"type": "non_snaplock"},
             "files": {"maximum": max(size // 32768, 21251)}, "create_time": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
-            "constituent_count": count if style == "flexgroup" else 0,
+            "clone": {"is_flexclone": False},
         }
+        if style == "flexgroup":
+            volume["constituent_count"] = count
         if multiplier:
             volume["constituents_per_aggregate"] = multiplier
         self._set_export_policy(context, volume, nas.get("export_policy") or {"name": "default"})
@@ -136,6 +158,57 @@ class Volumes(Collection):
         context.state.put("volumes", volume["uuid"], volume)
         if style == "flexgroup":
             self._add_constituents(context, volume, aggregates, multiplier or 1)
+        return volume
+
+    def _create_clone(self, context: Context, body: dict, svm: dict) -> dict:
+        """A FlexClone: the parent's SVM, aggregates, style, size and snapshot data; the request's name,
+        junction, export policy and owner."""
+        clone = body["clone"]
+        parent_svm = svm_of(context, clone.get("parent_svm") or {"uuid": svm["uuid"]}, "clone.parent_svm")
+        if parent_svm["uuid"] != svm["uuid"]:
+            raise conflict(f'Cannot clone into SVM "{svm["name"]}" from SVM "{parent_svm["name"]}": a FlexClone volume '
+                           "lives in its parent's SVM.", 917880, "clone.parent_svm")
+        ref = clone.get("parent_volume")
+        if not isinstance(ref, dict) or not (ref.get("name") or ref.get("uuid")):
+            raise missing("clone.parent_volume.name")
+        criteria = {key: ref[key] for key in ("name", "uuid") if ref.get(key)}
+        parent = context.state.first("volumes", **criteria, **{"svm.uuid": svm["uuid"]})
+        if parent is None or parent.get("style") == "flexgroup_constituent":
+            raise OntapError(404, 2, f'Volume "{ref.get("name") or ref.get("uuid")}" does not exist in SVM "{svm["name"]}".',
+                             "clone.parent_volume.name")
+        if parent.get("state") != "online":
+            raise conflict(f'Cannot clone volume "{parent["name"]}": it is {parent.get("state")}.', 917881, "clone.parent_volume")
+        if clone.get("parent_snapshot"):
+            snapshot = find_snapshot(context.state, parent, clone["parent_snapshot"], "clone.parent_snapshot")
+        else:
+            stamp = time.strftime("%Y-%m-%d_%H%M%S", time.gmtime())
+            snapshot = take_snapshot(context.state, parent, f"clone_{body['name']}.{stamp}.0")
+        nas = body.get("nas") or {}
+        volume: dict[str, Any] = copy.deepcopy({key: parent[key] for key in (
+            "style", "type", "size", "space", "aggregates", "guarantee", "efficiency", "encryption", "tiering", "snaplock",
+            "files", "snapshot_policy", "constituents_per_aggregate") if key in parent})
+        volume.update({
+            "uuid": new_uuid(), "name": body["name"], "svm": svm_ref(svm), "state": "online", "is_svm_root": False,
+            "comment": body.get("comment", ""), "create_time": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
+            "nas": {**{"security_style": "unix", "unix_permissions": 755, "uid": 0, "gid": 1}, **snapshot.get("_data", {}),
+                    **{key: nas[key] for key in ("security_style", "unix_permissions", "uid", "gid") if key in nas}},
+            "clone": {"is_flexclone": True, "split_initiated": False,
+                      "parent_volume": {"name": parent["name"], "uuid": parent["uuid"]},
+                      "parent_svm": {"name": svm["name"], "uuid": svm["uuid"]},
+                      "parent_snapshot": {"name": snapshot["name"], "uuid": snapshot["uuid"]}},
+        })
+        self._set_export_policy(context, volume, nas.get("export_policy") or {"name": "default"})
+        if body.get("snapshot_policy"):
+            self._set_snapshot_policy(context, volume, body["snapshot_policy"])
+        if "guarantee" in body:
+            volume["guarantee"] = {"type": body["guarantee"].get("type", volume["guarantee"]["type"])}
+        if nas.get("path"):
+            self._mount(context, volume, nas["path"])
+        context.state.put("volumes", volume["uuid"], volume)
+        if volume["style"] == "flexgroup":
+            aggregates = [context.state.get("aggregates", a["uuid"]) for a in volume["aggregates"]]
+            per_aggregate = max(len(self._constituents(context, parent)) // max(len(aggregates), 1), 1)
+            self._add_constituents(context, volume, [a for a in aggregates if a], per_aggregate)
         return volume
 
     @staticmethod
@@ -231,12 +304,24 @@ class Volumes(Collection):
             raise conflict("FlexGroup constituents are managed through their FlexGroup.", 917840)
         if "movement" in body or "encryption" in body:
             raise conflict("Volume moves and encryption conversion are not supported by this lab endpoint.", 917841)
+        # SnapRestore is asked for with query parameters, not in the body (netapp_ontap sends them so).
+        restore_to = {key.split(".")[-1]: context.param(key) for key in ("restore_to.snapshot.name", "restore_to.snapshot.uuid")
+                      if context.param(key)}
+        if restore_to:
+            restore(context.state, record, find_snapshot(context.state, record, restore_to, "restore_to.snapshot"))
+        if (body.get("clone") or {}).get("split_initiated"):
+            if not is_clone(record):
+                raise conflict(f'Volume "{record["name"]}" is not a FlexClone volume.', 917882, "clone.split_initiated")
+            # The split copies the shared blocks; the lab has none to copy and ends it at once.
+            record["clone"] = {"is_flexclone": False}
         if "name" in body and body["name"] != record["name"]:
             if record.get("is_svm_root"):
                 raise conflict("The SVM root volume cannot be renamed here.", 917842, "name")
             if context.state.first("volumes", name=body["name"], **{"svm.uuid": record["svm"]["uuid"]}):
                 raise duplicate(f'Duplicate volume name "{body["name"]}".', 917835, "name")
             record["name"] = body["name"]
+            for clone in clones_of_volume(context.state, record):
+                clone["clone"]["parent_volume"]["name"] = body["name"]
         new_size = body.get("size", (body.get("space") or {}).get("size"))
         if new_size is not None:
             if not isinstance(new_size, int) or new_size < MIN_VOLUME:
@@ -288,13 +373,28 @@ class Volumes(Collection):
                 part["flexgroup"]["name"] = record["name"]
 
     def remove(self, context: Context, record: dict) -> None:
+        state = context.state
+        siblings = [v for v in state.find("volumes", **{"svm.uuid": record["svm"]["uuid"]})
+                    if v["uuid"] != record["uuid"] and v.get("style") != "flexgroup_constituent"]
         if record.get("is_svm_root"):
+            if siblings:
+                raise conflict("Cannot delete the root volume because the SVM contains other volumes.", 917531)
             raise conflict("The SVM root volume cannot be deleted; delete the SVM.", 917846)
         if record.get("style") == "flexgroup_constituent":
             raise conflict("FlexGroup constituents cannot be deleted individually.", 917847)
+        if clones_of_volume(state, record):
+            raise conflict("Failed to delete volume because it has one or more clones.", 524615)
+        path = (record.get("nas") or {}).get("path")
+        beneath = [v for v in siblings if path and ((v.get("nas") or {}).get("path") or "").startswith(path.rstrip("/") + "/")]
+        if beneath:
+            # Taking the volume offline, the first step of a DELETE, would cut the junctions of these.
+            raise conflict(f'Volume "{record["name"]}" in SVM "{record["svm"]["name"]}" cannot be taken offline because volume '
+                           f'"{beneath[0]["name"]}" is mounted beneath its junction path "{path}". Unmount it first.', 918667)
+        # An online volume is taken offline, and a mounted one unmounted, before it is deleted.
         for part in self._constituents(context, record):
-            context.state.remove("volumes", part["uuid"])
-        context.state.remove("volumes", record["uuid"])
+            state.remove("volumes", part["uuid"])
+        forget_snapshots(state, record)
+        state.remove("volumes", record["uuid"])
 
 
 # ---------------------------------------------------------------------------- snapshot policies

@@ -2,8 +2,10 @@
 
 Creating an SVM does what ONTAP does for it: a root volume (``<svm>_root``, junction ``/``,
 export policy ``default``), the ``default`` export policy, the SVM's built-in service policies
-and REST roles. NFS settings are checked the way ONTAP checks them: NFS must be allowed on the
-SVM, pNFS and trunking need NFSv4.1, RDMA needs NFSv4.x, transfer sizes are 4 KiB multiples.
+and REST roles; ``nfs.enabled`` creates the NFS service, a ``cifs`` block a workgroup CIFS server
+(one in an Active Directory domain fails the job: the lab has no domain controller). NFS settings
+are checked the way ONTAP checks them: NFS must be allowed on the SVM, pNFS and trunking need
+NFSv4.1, RDMA needs NFSv4.x, transfer sizes are 4 KiB multiples.
 """
 from __future__ import annotations
 
@@ -12,8 +14,8 @@ import ipaddress
 import re
 from typing import Any
 
-from ..api import Context, Response, list_response, record_response, validated
-from ..errors import OntapError, conflict, duplicate, invalid_value, missing, not_found
+from ..api import Context, Response, client_readable, list_response, record_response, validated
+from ..errors import JobError, OntapError, conflict, duplicate, invalid_value, missing, not_found
 from ..state import new_uuid
 from . import Collection, check_enum_list, named_ref, reference, require, svm_of, svm_ref
 
@@ -67,13 +69,46 @@ class Svms(Collection):
             "auto_enable_analytics": False, "auto_enable_activity_tracking": False,
         }
         for protocol in PROTOCOLS:
-            allowed = (body.get(protocol) or {}).get("allowed", protocol != "s3")
+            settings = body.get(protocol) or {}
+            enabled = bool(settings.get("enabled"))
+            allowed = settings.get("allowed", protocol != "s3" or enabled)
+            if enabled and not allowed:
+                raise conflict(f"Cannot enable {protocol} on SVM \"{name}\" without allowing it.", 13434915, f"{protocol}.enabled")
+            if enabled and protocol not in ("nfs", "cifs"):
+                raise conflict(f"The lab endpoint does not emulate the {protocol} service; it can be allowed, not enabled.",
+                               13434916, f"{protocol}.enabled")
             svm[protocol] = {"allowed": bool(allowed)}
             if protocol != "ndmp":
                 svm[protocol]["enabled"] = False
+        cifs = self._cifs_server(name, body.get("cifs") or {})
         context.state.put("svms", svm["uuid"], svm)
         self._provision(context, svm, aggregates)
+        if (body.get("nfs") or {}).get("enabled"):
+            # What POST /protocols/nfs/services would make, with ONTAP's defaults.
+            context.state.put("nfs_services", svm["uuid"], nfs_defaults(svm))
+            svm["nfs"]["enabled"] = True
+        svm["cifs"].update(cifs)
         return svm
+
+    @staticmethod
+    def _cifs_server(svm_name: str, cifs: dict) -> dict:
+        """The CIFS server an SVM's ``cifs`` block asks for: a workgroup server is made; one in an
+        Active Directory domain fails as it would on a cluster that reaches no domain controller."""
+        if not (cifs.get("enabled") or cifs.get("name") or cifs.get("ad_domain") or cifs.get("workgroup")):
+            return {}
+        server = str(cifs.get("name") or "")
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,14}", server):
+            raise invalid_value("cifs.name", server, "a NetBIOS name of 1 to 15 characters")
+        if cifs.get("ad_domain"):
+            fqdn = (cifs["ad_domain"] or {}).get("fqdn", "")
+            raise JobError(400, 655399, f'Failed to create the Active Directory machine account "{server.upper()}". Reason: '
+                                        f'SecD Error: no server available. Details: no domain controller of "{fqdn}" is '
+                                        f'reachable from SVM "{svm_name}" (the lab has no Active Directory).', "cifs.ad_domain")
+        workgroup = str(cifs.get("workgroup") or "")
+        if not workgroup:
+            raise missing("cifs.workgroup")
+        return {"enabled": cifs.get("enabled", True), "name": server.upper(), "workgroup": workgroup.upper(),
+                "auth-style": "workgroup", "domain_workgroup": workgroup.upper()}
 
     @staticmethod
     def _aggregates(context: Context, refs: list) -> list[dict]:
@@ -151,7 +186,7 @@ class Svms(Collection):
             raise conflict(f'SVM "{record["name"]}" still has volumes ({volumes[0]["name"]}); delete them first.', 13434911)
         if state.first("ip_interfaces", **{"svm.uuid": record["uuid"]}):
             raise conflict(f'SVM "{record["name"]}" still has LIFs; delete them first.', 13434912)
-        for collection in ("volumes", "export_policies", "service_policies", "nfs_services", "roles", "accounts"):
+        for collection in ("volumes", "snapshots", "export_policies", "service_policies", "nfs_services", "roles", "accounts"):
             for key, item in list(state.collection(collection).items()):
                 owner = item.get("svm") or item.get("owner") or {}
                 if owner.get("uuid") == record["uuid"] or key == record["uuid"]:
@@ -161,10 +196,13 @@ class Svms(Collection):
 
 def _refresh_svm_refs(context: Context, svm: dict) -> None:
     """Keep the SVM name inside references current after a rename."""
-    for collection in ("volumes", "export_policies", "service_policies", "nfs_services", "ip_interfaces"):
+    for collection in ("volumes", "snapshots", "export_policies", "service_policies", "nfs_services", "ip_interfaces"):
         for item in context.state.records(collection):
             if (item.get("svm") or {}).get("uuid") == svm["uuid"]:
                 item["svm"]["name"] = svm["name"]
+            parent_svm = (item.get("clone") or {}).get("parent_svm") or {}
+            if parent_svm.get("uuid") == svm["uuid"]:
+                parent_svm["name"] = svm["name"]
 
 
 # ---------------------------------------------------------------------------- NFS
@@ -272,9 +310,6 @@ class ExportPolicies(Collection):
 
     def href(self, record: dict) -> str:
         return f"/api/protocols/nfs/export-policies/{record['id']}"
-
-    def compute(self, context: Context, record: dict) -> None:
-        record["rules"] = [_render_rule(record, rule) for rule in record.get("rules", [])]
 
     def create(self, context: Context, body: dict) -> dict:
         require(body, "name")
@@ -398,7 +433,8 @@ class ExportRules(Collection):
                 policy["rules"].sort(key=lambda item: item["index"])
                 headers = {"Location": f"/api/protocols/nfs/export-policies/{policy['id']}/rules/{rule['index']}"}
                 if context.flag("return_records"):
-                    return Response(201, {"num_records": 1, "records": [_render_rule(policy, rule)]}, headers)
+                    return Response(201, {"num_records": 1, "records": [client_readable(self.name, _render_rule(policy, rule))]},
+                                    headers)
                 return Response(201, {}, headers)
             raise OntapError(405, 3, f"The {context.method} method is not supported here.")
         rule = next((rule for rule in policy["rules"] if str(rule["index"]) == key), None)
