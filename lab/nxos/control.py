@@ -16,6 +16,10 @@ port. Checking stays on; a copy of the entries is kept in AIPOD_LAB_DIR/nxos/kno
 
 AIPOD_LAB_NXOS_WRITE_ERASE=1 makes `up` start the switches from factory configuration (like
 `write erase` and a reload); the molecule scenario uses it to converge blank switches.
+
+Cabling: `up` writes AIPOD_LAB_DIR/nxos/cabling.json from the site model (each switch port's
+connects_to, and the vPC peer-link members paired in order with the peer's), which the endpoints
+read to tell link state, LLDP neighbours and vPC peer status (lab/nxos/nxos_fabric.py).
 """
 from __future__ import annotations
 
@@ -37,7 +41,7 @@ KNOWN_HOSTS = os.path.expanduser("~/.ssh/known_hosts")
 START_TIMEOUT = 15.0
 
 # The collection ontap_ai.pod (as ansible_collections.ontap_ai.pod) and the lab's secrets reader.
-sys.path[:0] = [ROOT, os.path.join(ROOT, "lab")]
+sys.path[:0] = [ROOT, os.path.join(ROOT, "lab"), HERE]
 
 
 def _vault_secret(inventory: str, name: str) -> str:
@@ -71,6 +75,38 @@ def endpoints() -> list[dict]:
             result.append({"name": host, "address": switch["mgmt_address"], "port": port, "user": user,
                            "dir": os.path.join(STATE_DIR, host)})
     return result
+
+
+def cabling(model: dict) -> list:
+    """The cables between the lab's switches and to the hosts and ONTAP nodes, as the site model declares them."""
+    from nxos_fabric import End
+
+    links = []
+    seen: set[tuple[str, str]] = set()
+    switches = {host: body["switch"] for host, body in sorted(model["hosts"].items()) if isinstance(body.get("switch"), dict)}
+    for host, switch in switches.items():
+        peer_link = (switch.get("vpc") or {}).get("peer_link") or {}
+        peer = (switch.get("vpc") or {}).get("peer")
+        peer_members = (((switches.get(peer) or {}).get("vpc") or {}).get("peer_link") or {}).get("members", [])
+        for mine, theirs in zip(peer_link.get("members", []), peer_members):
+            if (host, mine) not in seen and (peer, theirs) not in seen:
+                links.append((End(host, mine), End(peer, theirs)))
+                seen.update({(host, mine), (peer, theirs)})
+        for port in switch.get("ports", []):
+            far = port.get("connects_to") or {}
+            device = far.get("host") or far.get("ontap_node")
+            if device and (host, port["name"]) not in seen:
+                links.append((End(host, port["name"]), End(device, far.get("nic") or far.get("port"))))
+                seen.add((host, port["name"]))
+        for channel in switch.get("port_channels", []):
+            far = channel.get("connects_to") or {}
+            device = far.get("host") or far.get("ontap_node")
+            for member in channel.get("members", []):
+                if device and (host, member) not in seen:
+                    # the model names the far end's bundle (a0a), not which of its ports this cable reaches
+                    links.append((End(host, member), End(device, None)))
+                    seen.add((host, member))
+    return links
 
 
 def _pid(endpoint: dict) -> int | None:
@@ -181,6 +217,11 @@ def up() -> int:
     erase = os.environ.get("AIPOD_LAB_NXOS_WRITE_ERASE") == "1"
     password = _vault_secret(INVENTORY, "vault_switch_admin_password")
     os.makedirs(STATE_DIR, mode=0o700, exist_ok=True)
+    from nxos_fabric import CABLING_FILE, write_cabling
+
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
+
+    write_cabling(os.path.join(STATE_DIR, CABLING_FILE), cabling(load_site(INVENTORY).model))
     for endpoint in items:
         if erase:
             stop(endpoint)

@@ -8,6 +8,10 @@ serves interactive shells (what cisco.nxos' network_cli uses) and `ssh switch 's
 exec requests, and keeps the switch's configuration in <state-dir>/state.json: the running
 configuration is written after every change, and on start the switch comes up with its saved
 startup configuration, as a switch does after a reload.
+
+The other lab switches and the cabling are read from --fabric-dir (default: the parent of
+--state-dir, where control.py keeps every switch's state and cabling.json): link state, LLDP
+neighbours and vPC peer status depend on them (nxos_fabric). Tests run an Endpoint in a thread.
 """
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ import paramiko
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from nxos_cli import Switch, factory_state  # noqa: E402
+from nxos_fabric import DirectoryFabric  # noqa: E402
 
 BANNER = ("Cisco Nexus Operating System (NX-OS) Software\r\n"
           "TAC support: http://www.cisco.com/tac\r\n"
@@ -159,6 +164,53 @@ def serve_client(client: socket.socket, host_key: paramiko.PKey, switch: Switch,
         transport.close()
 
 
+def serial_number(name: str) -> str:
+    """A stable chassis serial per switch name, in Cisco's form."""
+    return "FOC" + hashlib.sha256(name.encode()).hexdigest()[:8].upper()
+
+
+class Endpoint:
+    """Serves one switch over SSH on a listening socket: each connection in its own thread.
+
+    `serve_forever` is the endpoint process's loop; `start` runs it in a daemon thread (tests) and
+    returns the port, `stop` closes the listener."""
+
+    def __init__(self, switch: Switch, host_key: paramiko.PKey, username: str, password: str):
+        self.switch = switch
+        self.host_key = host_key
+        self.username = username
+        self.password = password
+        self.lock = threading.Lock()      # one command at a time on the switch's state
+        self.listener: socket.socket | None = None
+
+    def listen(self, address: str, port: int) -> int:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((address, port))
+        listener.listen(16)
+        self.listener = listener
+        return listener.getsockname()[1]
+
+    def serve_forever(self) -> None:
+        assert self.listener is not None
+        while True:
+            try:
+                client, peer = self.listener.accept()
+            except OSError:
+                return                    # the listener was closed: stop serving
+            threading.Thread(target=serve_client, args=(client, self.host_key, self.switch, self.lock, self.username,
+                                                        self.password), name=f"ssh-{peer[1]}", daemon=True).start()
+
+    def start(self, address: str = "127.0.0.1", port: int = 0) -> int:
+        bound = self.listen(address, port)
+        threading.Thread(target=self.serve_forever, name=f"nxos-{self.switch.name}", daemon=True).start()
+        return bound
+
+    def stop(self) -> None:
+        if self.listener is not None:
+            self.listener.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--name", required=True)
@@ -169,6 +221,7 @@ def main() -> int:
     parser.add_argument("--password-file", required=True)
     parser.add_argument("--host-key", required=True)
     parser.add_argument("--model", default="N3K-C3232C")
+    parser.add_argument("--fabric-dir", help="the lab's switches and cabling.json (default: the parent of --state-dir)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format=f"%(asctime)s {args.name} %(message)s")
     # lab/lab status probes the port and hangs up before the SSH banner; paramiko would log each as an error
@@ -189,21 +242,17 @@ def main() -> int:
         state["startup"] = saved["startup"]
     else:
         state = saved
-    serial = "FOC" + hashlib.sha256(args.name.encode()).hexdigest()[:8].upper()
-    switch = Switch(state, model=args.model, serial=serial, on_change=store.save)
+    fabric = DirectoryFabric(args.fabric_dir or os.path.dirname(os.path.abspath(args.state_dir)))
+    switch = Switch(state, model=args.model, serial=serial_number(args.name), on_change=store.save, name=args.name,
+                    fabric=fabric)
     store.save(state)
-    lock = threading.Lock()
 
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind((args.address, args.port))
-    listener.listen(16)
-    signal.signal(signal.SIGTERM, lambda *_: (listener.close(), sys.exit(0)))
+    endpoint = Endpoint(switch, host_key, args.username, password)
+    endpoint.listen(args.address, args.port)
+    signal.signal(signal.SIGTERM, lambda *_: (endpoint.stop(), sys.exit(0)))
     LOG.info("listening on %s:%d", args.address, args.port)
-    while True:
-        client, peer = listener.accept()
-        threading.Thread(target=serve_client, args=(client, host_key, switch, lock, args.username, password),
-                         name=f"ssh-{peer[1]}", daemon=True).start()
+    endpoint.serve_forever()
+    return 0
 
 
 if __name__ == "__main__":

@@ -10,8 +10,9 @@ within an interface, VLAN lists as ranges. Port-channel behaviour follows NX-OS:
 match its port-channel's layer-2 and MTU settings unless added with `force`, settings on the
 port-channel propagate to its members, and they cannot be changed on a member.
 
-There is no data plane: links, LACP and vPC peer state are not emulated; show commands report
-the configured state.
+There is no data plane: no frame is forwarded and LACP is not negotiated. Link state, LLDP
+neighbours and vPC peer status are derived from the lab's cabling and the other lab switches'
+configuration (nxos_fabric), as the real protocols would settle them; counters stay zero.
 """
 from __future__ import annotations
 
@@ -179,11 +180,16 @@ class Switch:
     """The configuration of one switch and the modes of one CLI session over it."""
 
     def __init__(self, state: dict, model: str = "N3K-C3232C", serial: str = "FOC00000000",
-                 on_change: Callable[[dict], None] | None = None):
+                 on_change: Callable[[dict], None] | None = None, name: str | None = None, fabric: Any = None):
         self.state = state
         self.model = model
         self.serial = serial
         self.on_change = on_change or (lambda state: None)
+        # The switch's name in the lab (the inventory's, not the configurable hostname): what the cabling and
+        # the other switches know it by. fabric (nxos_fabric.Fabric) tells what is cabled to which port and
+        # how the other lab switches are configured; None is a switch alone, with nothing cabled.
+        self.name = name or state["hostname"]
+        self.fabric = fabric
 
     # ------------------------------------------------------------------------------- sessions
     def session(self) -> Session:
@@ -337,6 +343,10 @@ class Session:
         if words[0] == "hostname" and len(words) == 2 and not negate:
             state["hostname"] = words[1]
             return ""
+        if words[:2] == ["default", "interface"] and not negate:
+            for name in self._interface_range(body[len("default interface"):].strip()):
+                self._default_interface(name)
+            return ""
         if words[0] == "interface":
             names = self._interface_range(body[len("interface"):].strip())
             if negate:
@@ -412,6 +422,20 @@ class Session:
             return ""
         return None
 
+    def _default_interface(self, name: str) -> None:
+        """`default interface X`: every setting of X back to its default, as on a port fresh from the factory."""
+        sw = self.switch
+        if name == "mgmt0":
+            raise CliError("ERROR: default interface is not supported on mgmt0")  # the lab's way in; written for the lab
+        settings = sw.interface(name, create=False)
+        fresh = new_interface(name)
+        if name.startswith("port-channel"):
+            # the members stay in the channel and take its settings, now the defaults
+            for member in sw.members_of(int(name[len("port-channel"):])):
+                sw.state["interfaces"][member].update({key: fresh[key] for key in INHERITED})
+        settings.clear()          # an Ethernet port also leaves its channel-group
+        settings.update(fresh)
+
     def _interface_range(self, text: str) -> list[str]:
         """'Ethernet1/1-4', 'Ethernet1/1, Ethernet1/3', 'port-channel11' -> names."""
         names: list[str] = []
@@ -427,24 +451,26 @@ class Session:
         return names
 
     # ---------------------------------------------------------------------------- interface mode
+    # A value in `(?: (?P<value>...))?` may be left out after `no`: NX-OS takes `no mtu`, `no description`,
+    # `no switchport access vlan` ... as "back to the default", whatever the current value.
     IF_PATTERNS: list[tuple[str, str]] = [
-        (r"description (?P<value>.+)", "description"),
+        (r"description(?: (?P<value>.+))?", "description"),
         (r"switchport", "switchport"),
-        (r"switchport mode (?P<value>access|trunk)", "mode"),
-        (r"switchport access vlan (?P<value>\d+)", "access_vlan"),
-        (r"switchport trunk native vlan (?P<value>\d+)", "native_vlan"),
+        (r"switchport mode(?: (?P<value>access|trunk))?", "mode"),
+        (r"switchport access vlan(?: (?P<value>\d+))?", "access_vlan"),
+        (r"switchport trunk native vlan(?: (?P<value>\d+))?", "native_vlan"),
         # `no switchport trunk allowed vlan` (no list) is how cisco.nxos resets a trunk's list
         (r"switchport trunk allowed vlan(?: (?P<op>add |remove |except )?(?P<value>\S+))?", "allowed_vlans"),
-        (r"spanning-tree port type (?P<value>edge trunk|edge|network|normal)", "stp_port_type"),
-        (r"priority-flow-control mode (?P<value>on|off|auto)", "pfc_mode"),
-        (r"mtu (?P<value>\d+)", "mtu"),
-        (r"speed (?P<value>\d+|auto)", "speed"),
-        (r"service-policy type qos input (?P<value>\S+)", "service_policy_qos_input"),
-        (r"service-policy type queuing output (?P<value>\S+)", "service_policy_queuing_output"),
-        (r"lacp port-priority (?P<value>\d+)", "lacp_port_priority"),
-        (r"lacp rate (?P<value>fast|normal)", "lacp_rate"),
-        (r"lacp min-links (?P<value>\d+)", "lacp_min_links"),
-        (r"lacp max-bundle (?P<value>\d+)", "lacp_max_bundle"),
+        (r"spanning-tree port type(?: (?P<value>edge trunk|edge|network|normal))?", "stp_port_type"),
+        (r"priority-flow-control mode(?: (?P<value>on|off|auto))?", "pfc_mode"),
+        (r"mtu(?: (?P<value>\d+))?", "mtu"),
+        (r"speed(?: (?P<value>\d+|auto))?", "speed"),
+        (r"service-policy type qos input(?: (?P<value>\S+))?", "service_policy_qos_input"),
+        (r"service-policy type queuing output(?: (?P<value>\S+))?", "service_policy_queuing_output"),
+        (r"lacp port-priority(?: (?P<value>\d+))?", "lacp_port_priority"),
+        (r"lacp rate(?: (?P<value>fast|normal))?", "lacp_rate"),
+        (r"lacp min-links(?: (?P<value>\d+))?", "lacp_min_links"),
+        (r"lacp max-bundle(?: (?P<value>\d+))?", "lacp_max_bundle"),
         (r"lacp suspend-individual", "lacp_suspend_individual"),
         (r"lacp graceful-convergence", "lacp_graceful_convergence"),
         (r"channel-group(?: (?P<id>\d+))?(?P<force> force)?(?: mode (?P<value>active|passive|on))?", "channel_group"),
@@ -452,14 +478,20 @@ class Session:
         (r"vpc(?: (?P<value>\d+))?", "vpc"),
         (r"cdp enable", "cdp"),
         (r"shutdown", "shutdown"),
-        (r"vrf member (?P<value>\S+)", "vrf_member"),
-        (r"ip address (?P<value>\S+)", "ip_address"),
+        (r"vrf member(?: (?P<value>\S+))?", "vrf_member"),
+        (r"ip address(?: (?P<value>\S+))?", "ip_address"),
     ]
+    # Settings whose value may only be left out after `no` (the others take none, or have their own rule).
+    VALUE_REQUIRED = {"description", "mode", "access_vlan", "native_vlan", "stp_port_type", "pfc_mode", "mtu", "speed",
+                      "service_policy_qos_input", "service_policy_queuing_output", "lacp_port_priority", "lacp_rate",
+                      "lacp_min_links", "lacp_max_bundle", "vrf_member", "ip_address"}
 
     def _mode_if(self, body: str, negate: bool, names: list[str], _depth: int) -> str | None:
         for pattern, key in self.IF_PATTERNS:
             match = re.fullmatch(pattern, body)
             if match:
+                if key in self.VALUE_REQUIRED and match.group("value") is None and not negate:
+                    raise CliError(INCOMPLETE)
                 for name in names:
                     self._set_interface(name, key, match, negate)
                 return ""

@@ -1,8 +1,10 @@
 """Show commands of the lab's NX-OS switch, text and `| json` forms, with NX-OS output filters.
 
-Formats follow NX-OS 9.3 on a Nexus 3232C closely enough for cisco.nxos' parsers: the JSON
-tables use NX-OS's TABLE_x/ROW_x layout (a single row is an object, not a list, as on the
-device), and the text of `show version`/`show inventory` carries the fields cliconf reads.
+Formats follow NX-OS 9.3 on a Nexus 3232C closely enough for cisco.nxos' parsers, ntc-templates'
+TextFSM templates and napalm's nxos_ssh driver: the JSON tables use NX-OS's TABLE_x/ROW_x layout
+(a single row is an object, not a list, as on the device), and the text keeps NX-OS's columns and
+lines. The port commands (`show interface ...`, LLDP, MAC table, queuing) are in nxos_show_ports;
+link, LLDP and vPC peer state come from nxos_fabric (the cabling and the other lab switches).
 """
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import re
 import time
 
 from nxos_cli import INVALID, VERSION, CliError, Switch, compress, expand, header, interface_key, print_interface, running_config, to_json
+from nxos_fabric import link, system_mac, vpc_status
+from nxos_show_ports import COMMANDS as PORT_COMMANDS
 
 BOOT_TIME = time.time()
 
@@ -121,6 +125,16 @@ def _version(switch: Switch, _match, as_json: bool):
         f"  Device name: {switch.state['hostname']}",
         "  bootflash:   53298520 kB",
         f"Kernel uptime is {days} day(s), {hours} hour(s), {minutes} minute(s), {seconds} second(s)",
+        "",
+        "Last reset ",
+        "  Reason: Unknown",
+        f"  System version: {VERSION}",
+        "  Service: ",
+        "",
+        "plugin",
+        "  Core Plugin, Ethernet Plugin",
+        "",
+        "Active Package(s):",
     ])
 
 
@@ -178,6 +192,8 @@ def _running(switch: Switch, match, as_json: bool):
         return header(command, switch.state) + body
     if words[0] == "vpc":
         return header(command, switch.state) + _running_vpc(switch)
+    if words[0] == "vlan" and len(words) == 2:
+        return header(command, switch.state) + _running_vlans(switch, expand(words[1]))
     if words[0] == "interface" and len(words) >= 2:
         from nxos_cli import normalize_interface
         name = normalize_interface("".join(words[1:]))
@@ -206,6 +222,27 @@ def _running_vpc(switch: Switch) -> list[str]:
     return lines
 
 
+def _running_vlans(switch: Switch, wanted: list[int]) -> list[str]:
+    """`show running-config vlan N[-M]`: the VLAN section of the running configuration, for those VLANs only."""
+    existing = [vlan for vlan in wanted if str(vlan) in switch.state["vlans"]]
+    lines = [f"version {VERSION} Bios:version 05.45"]
+    if not existing:
+        return lines
+    lines.append(f"vlan {compress(existing)}")
+    for vlan in existing:
+        data = switch.state["vlans"][str(vlan)]
+        body = []
+        if data["name"] and vlan != 1:
+            body.append(f"  name {data['name']}")
+        if data["state"] != "active":
+            body.append(f"  state {data['state']}")
+        if data["shutdown"]:
+            body.append("  shutdown")
+        if body:
+            lines += [f"vlan {vlan}"] + body
+    return lines
+
+
 def _startup(switch: Switch, _match, as_json: bool):
     if as_json:
         raise CliError(INVALID)
@@ -216,7 +253,8 @@ def _startup(switch: Switch, _match, as_json: bool):
     return ["!Command: show startup-config", f"!Startup config saved at: {startup['last_change']}", ""] + running_config(saved)
 
 
-def _vlan(switch: Switch, _match, as_json: bool):
+def _vlan_ports(switch: Switch) -> dict[int, list[str]]:
+    """The ports each VLAN lists: port-channels, then ports; a port-channel's members are not listed."""
     state = switch.state
     ports_of: dict[int, list[str]] = {}
     for name, settings in sorted(state["interfaces"].items(), key=lambda item: interface_key(item[0])):
@@ -229,74 +267,161 @@ def _vlan(switch: Switch, _match, as_json: bool):
             for vlan in (expand(allowed) if allowed else []):
                 if str(vlan) in state["vlans"]:
                     ports_of.setdefault(vlan, []).append(name)
-    brief, mtu = [], []
+    return ports_of
+
+
+def _vlan_rows(switch: Switch, ids: list[int] | None = None) -> list[dict]:
+    state = switch.state
+    ports_of = _vlan_ports(switch)
+    rows = []
     for vlan in sorted(int(v) for v in state["vlans"]):
+        if ids is not None and vlan not in ids:
+            continue
         data = state["vlans"][str(vlan)]
-        brief.append({"vlanshowbr-vlanid": vlan, "vlanshowbr-vlanid-utf": vlan,
-                      "vlanshowbr-vlanname": data["name"] or ("default" if vlan == 1 else f"VLAN{vlan:04d}"),
-                      "vlanshowbr-vlanstate": data["state"], "vlanshowbr-shutstate": "shutdown" if data["shutdown"] else "noshutdown",
-                      "vlanshowplist-ifidx": ",".join(ports_of.get(vlan, []))})
-        mtu.append({"vlanshowinfo-vlanid": vlan, "vlanshowinfo-media-type": "enet", "vlanshowinfo-vlanmode": "ce-vlan"})
-    if as_json:
-        return {"TABLE_vlanbrief": {"ROW_vlanbrief": _rows(brief)}, "TABLE_mtuinfo": {"ROW_mtuinfo": _rows(mtu)}}
+        rows.append({"vlanshowbr-vlanid": vlan, "vlanshowbr-vlanid-utf": vlan,
+                     "vlanshowbr-vlanname": data["name"] or ("default" if vlan == 1 else f"VLAN{vlan:04d}"),
+                     "vlanshowbr-vlanstate": data["state"], "vlanshowbr-shutstate": "shutdown" if data["shutdown"] else "noshutdown",
+                     "vlanshowplist-ifidx": ",".join(ports_of.get(vlan, []))})
+    return rows
+
+
+def _as_strings(rows: list[dict]) -> list[dict]:
+    """`show vlan brief` and `show vlan id` print every value as a string (`show vlan` prints numbers)."""
+    return [{key: str(value) for key, value in row.items()} for row in rows]
+
+
+PORTS_COLUMN = 48   # where NX-OS starts the Ports column; a port list wraps below it
+PORTS_WIDTH = 32
+
+
+def _vlan_table(rows: list[dict]) -> list[str]:
     lines = ["", "VLAN Name                             Status    Ports",
              "---- -------------------------------- --------- -------------------------------"]
-    for row in brief:
-        state_text = "act/lshut" if row["vlanshowbr-shutstate"] == "shutdown" else row["vlanshowbr-vlanstate"][:6]
-        lines.append(f"{row['vlanshowbr-vlanid']:<4} {row['vlanshowbr-vlanname']:<32} {state_text:<9} "
-                     f"{row['vlanshowplist-ifidx'].replace('Ethernet', 'Eth').replace('port-channel', 'Po')}")
-    return "\n".join(lines)
+    for row in rows:
+        shut = row["vlanshowbr-shutstate"] == "shutdown"
+        state_text = {"active": "act", "suspend": "sus"}[row["vlanshowbr-vlanstate"]] + "/lshut" if shut \
+            else row["vlanshowbr-vlanstate"]
+        ports = [_short(port) for port in row["vlanshowplist-ifidx"].split(",") if port]
+        chunks: list[str] = []
+        for port in ports:   # NX-OS fills each line with ", "-separated ports and wraps without a comma
+            if chunks and len(chunks[-1]) + 2 + len(port) <= PORTS_WIDTH:
+                chunks[-1] += ", " + port
+            else:
+                chunks.append(port)
+        first = f"{row['vlanshowbr-vlanid']:<4} {row['vlanshowbr-vlanname']:<32} {state_text:<9}"
+        lines.append((first + " " + chunks[0]) if chunks else first.rstrip())
+        lines += [" " * PORTS_COLUMN + chunk for chunk in chunks[1:]]
+    return lines
+
+
+def _vlan_types(rows: list[dict]) -> list[str]:
+    return (["", "VLAN Type         Vlan-mode", "---- -----        ----------"]
+            + [f"{row['vlanshowbr-vlanid']:<4} enet         CE" for row in rows])
+
+
+VLAN_TRAILER = ["", "Remote SPAN VLANs", "-" * 79, "", "Primary  Secondary  Type             Ports",
+                "-------  ---------  ---------------  -------------------------------------------"]
+
+
+def _vlan(switch: Switch, _match, as_json: bool):
+    rows = _vlan_rows(switch)
+    if as_json:
+        mtu = [{"vlanshowinfo-vlanid": row["vlanshowbr-vlanid"], "vlanshowinfo-media-type": "enet",
+                "vlanshowinfo-vlanmode": "ce-vlan"} for row in rows]
+        return {"TABLE_vlanbrief": {"ROW_vlanbrief": _rows(rows)}, "TABLE_mtuinfo": {"ROW_mtuinfo": _rows(mtu)}}
+    return _vlan_table(rows) + _vlan_types(rows) + VLAN_TRAILER
+
+
+def _vlan_brief(switch: Switch, _match, as_json: bool):
+    rows = _vlan_rows(switch)
+    if as_json:
+        return {"TABLE_vlanbriefxbrief": {"ROW_vlanbriefxbrief": _rows(_as_strings(rows))}}
+    return _vlan_table(rows)
+
+
+def _vlan_id(switch: Switch, match, as_json: bool):
+    ids = expand(match.group(1))
+    rows = _vlan_rows(switch, ids)
+    if not rows:
+        return f"VLAN {match.group(1)} not found in current VLAN database"
+    if as_json:
+        mtu = [{"vlanshowinfo-vlanid": str(row["vlanshowbr-vlanid"]), "vlanshowinfo-media-type": "enet",
+                "vlanshowinfo-vlanmode": "ce-vlan"} for row in rows]
+        return {"TABLE_vlanbriefid": {"ROW_vlanbriefid": _rows(_as_strings(rows))},
+                "TABLE_mtuinfoid": {"ROW_mtuinfoid": _rows(mtu)}}
+    return _vlan_table(rows) + _vlan_types(rows) + VLAN_TRAILER
+
+
+# `show vpc` wording of each derived status (nxos_fabric.vpc_status), JSON value and text.
+PEER_STATUS = {"peer-ok": "peer adjacency formed ok", "peer-link-down": "peer link is down",
+               "peer-not-configured": "peer link not configured"}
+KEEPALIVE = {"alive": ("peer-alive", "peer is alive"),
+             "domain-mismatch": ("peer-alive-domain-mismatch", "peer is alive, but domain IDs do not match"),
+             "not-alive": ("peer-not-alive", "peer is not alive"),
+             "unreachable": ("peer-not-alive", "Suspended (Destination IP not reachable)"),
+             "not-configured": ("peer-not-alive", "peer-keepalive not configured")}
 
 
 def _vpc(switch: Switch, match, as_json: bool):
     state = switch.state
-    domain = state["vpc_domain"] if switch.feature_enabled("vpc") else None
     if not switch.feature_enabled("vpc"):
         raise CliError(INVALID)
+    domain = state["vpc_domain"]
     peer_link = next((name for name, s in state["interfaces"].items() if s.get("vpc") == "peer-link"), None)
-    keepalive = domain["lines"].get("peer-keepalive") if domain else None
     vpcs = sorted(((name, s["vpc"]) for name, s in state["interfaces"].items() if s.get("vpc") not in (None, "peer-link")),
                   key=lambda item: int(item[1]))
-    # No data plane: the peer is reported as adjacent once the domain, keepalive and peer-link are configured.
-    formed = bool(domain and keepalive and peer_link)
+    # Derived from both switches' configuration and the cabling (nxos_fabric), as the peers would negotiate it.
+    status = vpc_status(switch)
+    formed = status.peer_ok
+    peer_state = status.peer[1] if status.peer else {}
+    peer_vpcs = {s.get("vpc") for s in peer_state.get("interfaces", {}).values()} if formed else set()
+    peer_status = "peer-ok" if formed else "peer-link-down" if domain and peer_link else "peer-not-configured"
+    keepalive_json, keepalive_text = KEEPALIVE[status.keepalive]
     data = {
         "vpc-domain-id": str(domain["id"]) if domain else "not configured",
-        "vpc-peer-status": "peer-ok" if formed else "peer-link-down" if domain else "peer-not-configured",
-        "vpc-peer-status-reason": "SUCCESS",
-        "vpc-peer-keepalive-status": "peer-alive" if formed else "peer-not-alive",
+        "vpc-peer-status": peer_status,
+        "vpc-peer-status-reason": "SUCCESS" if formed else "PEER_LINK_DOWN" if peer_link else "NOT_CONFIGURED",
+        "vpc-peer-keepalive-status": keepalive_json,
         "vpc-peer-consistency": "consistent" if formed else "not-applicable",
-        "vpc-role": ("primary" if _role_priority(domain) <= 32667 else "secondary") if formed else "none-established",
+        "vpc-role": status.role,
         "num-of-vpcs": len(vpcs),
     }
+    rows = []
+    for name, vpc in vpcs:
+        port_up = formed and link(switch, name).up
+        consistent = vpc in peer_vpcs
+        rows.append({"vpc-id": int(vpc), "vpc-ifindex": _short(name), "vpc-port-state": 1 if port_up else 0,
+                     "vpc-thru-peerlink": 0, "vpc-consistency": "consistent" if consistent else "not-applicable",
+                     "vpc-consistency-status": "SUCCESS" if consistent else "NOT_APPLICABLE"})
     if peer_link:
         data["TABLE_peerlink"] = {"ROW_peerlink": {"peer-link-id": 1, "peerlink-ifindex": _short(peer_link),
-                                                   "peer-link-port-state": 1 if formed else 0,
-                                                   "peer-up-vlan-bitset": compress(int(v) for v in state["vlans"])}}
-    if vpcs:
-        data["TABLE_vpc"] = {"ROW_vpc": _rows([{"vpc-id": int(vpc), "vpc-ifindex": _short(name),
-                                                "vpc-port-state": 1 if formed else 0,
-                                                "vpc-thru-peerlink": 0, "vpc-consistency": "consistent"}
-                                               for name, vpc in vpcs])}
+                                                   "peer-link-port-state": 1 if status.peer_link_up else 0,
+                                                   "peer-up-vlan-bitset": compress(int(v) for v in state["vlans"])
+                                                   if status.peer_link_up else "-"}}
+    if rows:
+        data["TABLE_vpc"] = {"ROW_vpc": _rows(rows)}
     if as_json:
         return data
     lines = ["Legend:", "                (*) - local vPC is down, forwarding via vPC peer-link", "",
-             f"vPC domain id                     : {data['vpc-domain-id']}",
-             f"Peer status                       : {data['vpc-peer-status']}",
-             f"vPC keep-alive status             : {data['vpc-peer-keepalive-status']}",
-             f"vPC role                          : {data['vpc-role']}",
+             f"vPC domain id                     : {domain['id'] if domain else 'Not configured'}",
+             f"Peer status                       : {PEER_STATUS[peer_status]}",
+             f"vPC keep-alive status             : {keepalive_text}",
+             f"Configuration consistency status  : {'success' if formed else 'failed'}",
+             f"vPC role                          : {status.role.replace('-', ' ')}",
              f"Number of vPCs configured         : {len(vpcs)}"]
     if peer_link:
-        lines += ["", "vPC Peer-link status", "id    Port   Status Active vlans",
-                  f"1     {_short(peer_link):<6} {'up' if formed else 'down':<6} {data['TABLE_peerlink']['ROW_peerlink']['peer-up-vlan-bitset']}"]
-    if vpcs:
-        lines += ["", "vPC status", "Id    Port          Status Consistency"]
-        lines += [f"{vpc:<5} {_short(name):<13} {'up' if formed else 'down':<6} success" for name, vpc in vpcs]
+        row = data["TABLE_peerlink"]["ROW_peerlink"]
+        lines += ["", "vPC Peer-link status", "-" * 69, "id   Port   Status Active vlans",
+                  "--   ----   ------ " + "-" * 50,
+                  f"1    {_short(peer_link):<6} {'up' if status.peer_link_up else 'down':<6} {row['peer-up-vlan-bitset']}"]
+    if rows:
+        lines += ["", "vPC status", "-" * 80, "Id    Port          Status Consistency Reason                Active vlans",
+                  "--    ------------  ------ ----------- ------                ---------------"]
+        lines += [f"{row['vpc-id']:<5} {row['vpc-ifindex']:<13} {'up' if row['vpc-port-state'] else 'down':<6} "
+                  f"{'success' if row['vpc-consistency'] == 'consistent' else 'failed':<11} "
+                  f"{'success' if row['vpc-consistency'] == 'consistent' else 'vPC peer is not configured':<21} -"
+                  for row in rows]
     return "\n".join(lines)
-
-
-def _role_priority(domain) -> int:
-    text = (domain or {}).get("lines", {}).get("role priority", "role priority 32667")
-    return int(text.split()[-1])
 
 
 def _short(name: str) -> str:
@@ -336,19 +461,50 @@ def _user_account(switch: Switch, match, as_json: bool):
     return f"user:{user}\n        this user account has no expiry date\n        roles:{data['role']} "
 
 
-def _interface_brief(switch: Switch, _match, as_json: bool):
-    rows = []
-    for name in sorted(switch.state["interfaces"], key=interface_key):
-        settings = switch.state["interfaces"][name]
-        rows.append({"interface": name, "state": "down" if settings.get("shutdown") else "up",
-                     "mtu": settings.get("mtu", 1500), "vlan": settings.get("access_vlan", 1)
-                     if settings.get("mode", "access") == "access" else "trunk",
-                     "portchan": settings["channel_group"][0] if settings.get("channel_group") else "--"})
+def _hostname(switch: Switch, _match, as_json: bool):
     if as_json:
-        return {"TABLE_interface": {"ROW_interface": rows}}
-    lines = ["Interface      VLAN   Status  MTU    Port-channel", "-" * 52]
-    lines += [f"{row['interface']:<14} {str(row['vlan']):<6} {row['state']:<7} {row['mtu']:<6} {row['portchan']}" for row in rows]
-    return "\n".join(lines)
+        return {"hostname": switch.state["hostname"]}
+    return switch.state["hostname"] + " "
+
+
+def _hosts(_switch: Switch, _match, as_json: bool):
+    """No DNS is configured on the lab switches: lookups off, no default domain (so no FQDN)."""
+    if as_json:
+        raise CliError(INVALID)
+    return ["DNS lookup disabled", "Name/address lookup uses domain service", "Name servers are 255.255.255.255",
+            "", "", "Host                      Address"]
+
+
+def _clock(_switch: Switch, _match, as_json: bool):
+    now = time.time()
+    text = time.strftime("%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d} UTC " + \
+        time.strftime("%a %b %d %Y", time.gmtime(now))
+    if as_json:
+        return {"simple_time": text + "\n"}
+    return text
+
+
+def _module(switch: Switch, _match, as_json: bool):
+    base = system_mac(switch.name).replace(".", "")
+    first = "-".join(base[i:i + 2] for i in range(0, 12, 2))
+    last = first[:-2] + "ff"
+    module = {"modinf": "1", "ports": "32", "modtype": "32x40/100G QSFP28 Ethernet Module", "model": switch.model,
+              "status": "active *"}
+    if as_json:
+        return {"TABLE_modinfo": {"ROW_modinfo": module},
+                "TABLE_modwwninfo": {"ROW_modwwninfo": {"modwwn": "1", "sw": VERSION, "hw": "1.0", "slottype": "NA"}},
+                "TABLE_modmacinfo": {"ROW_modmacinfo": {"modmac": "1", "mac": f"{first} to {last}", "serialnum": switch.serial}},
+                "TABLE_moddiaginfo": {"ROW_moddiaginfo": {"mod": "1", "diagstatus": "Pass"}}}
+    return ["Mod Ports             Module-Type                      Model           Status",
+            "--- ----- ------------------------------------- --------------------- ---------",
+            f"1    32   {module['modtype']:<37} {switch.model:<21} {module['status']}",
+            "", "Mod  Sw                       Hw    Slot", "---  -----------------------  ------  ----",
+            f"1    {VERSION:<23}  1.0     NA", "", "",
+            "Mod  MAC-Address(es)                         Serial-Num",
+            "---  --------------------------------------  ----------",
+            f"1    {first} to {last}  {switch.serial}", "",
+            "Mod  Online Diag Status", "---  ------------------", "1    Pass", "",
+            "* this terminal session "]
 
 
 COMMANDS = [
@@ -359,9 +515,14 @@ COMMANDS = [
     (r"feature", _feature),
     (r"running-config((?: \S+)*)", _running),
     (r"startup-config", _startup),
-    (r"vlan(?: brief)?", _vlan),
+    (r"vlan", _vlan),
+    (r"vlan brief", _vlan_brief),
+    (r"vlan id (\S+)", _vlan_id),
     (r"vpc(?: brief)?", _vpc),
     (r"port-channel summary", _port_channel_summary),
     (r"user-account (\S+)", _user_account),
-    (r"interface brief", _interface_brief),
-]
+    (r"hostname", _hostname),
+    (r"hosts", _hosts),
+    (r"clock", _clock),
+    (r"module", _module),
+] + PORT_COMMANDS

@@ -151,3 +151,105 @@ def test_release_commands_take_a_dgx_port_and_its_vpc_port_channel_to_unused(cli
     # The role asks the switch, as cisco.nxos does, whether Ethernet ports are down by default.
     defaults = cli("show running-config all | incl 'system default switchport'")
     assert nxos.release(released, running, defaults) == []
+
+
+def test_bare_no_forms_reset_a_port_as_nx_os_does(cli):
+    cli("configure terminal", "interface Ethernet1/3", "description old tenant", "mtu 9000", "speed 40000",
+        "switchport mode trunk", "switchport trunk allowed vlan 3901", "switchport trunk native vlan 5",
+        "spanning-tree port type edge trunk")
+    assert cli("no description", "no mtu", "no speed", "no switchport trunk allowed vlan", "no switchport trunk native vlan",
+               "no spanning-tree port type", "no switchport mode") == ""
+    assert interface_block(cli, "Ethernet1/3").splitlines() == ["interface Ethernet1/3"]
+    assert cli("mtu") == "% Incomplete command at '^' marker."      # the value is left out only after `no`
+
+
+def test_default_interface_takes_a_port_back_to_factory_settings(cli):
+    cli("configure terminal", "feature lacp", "interface Ethernet1/4", "description dgx04 eth1", "switchport mode trunk",
+        "mtu 9216", "channel-group 14 mode active", "no shutdown", "exit")
+    assert cli("default interface Ethernet1/4") == ""
+    assert interface_block(cli, "Ethernet1/4").splitlines() == ["interface Ethernet1/4"]
+    assert "interface port-channel14" in cli("show running-config")      # the port-channel stays, without members
+    assert cli("default interface port-channel14") == ""
+    assert cli("default interface port-channel99").startswith("ERROR: Interface port-channel99 does not exist")
+
+
+# ------------------------------------------------------------------ vPC peer status, from both switches
+@pytest.fixture()
+def pair():
+    """Two switches of one fabric, cabled on their peer-link ports (as lab/nxos/control.py cables the lab)."""
+    from nxos_fabric import End, MemoryFabric
+
+    fabric = MemoryFabric([(End("sw-a", port), End("sw-b", port)) for port in ("Ethernet1/31", "Ethernet1/32")])
+    switches = {name: fabric.add(Switch(factory_state(name, address, "admin", "$5$x"), name=name))
+                for name, address in (("sw-a", "127.0.20.1"), ("sw-b", "127.0.20.2"))}
+
+    def vpc(name: str, domain: int = 10, peer_link: bool = True, keepalive_to: str | None = None) -> None:
+        peer_address = keepalive_to or ("127.0.20.2" if name == "sw-a" else "127.0.20.1")
+        session = switches[name].session()
+        lines = ["configure terminal", "feature lacp", "feature vpc", f"vpc domain {domain}",
+                 f"peer-keepalive destination {peer_address} vrf management"]
+        if peer_link:
+            lines += ["interface Ethernet1/31-32", "switchport mode trunk", "channel-group 10 mode active", "no shutdown",
+                      "interface port-channel10", "vpc peer-link"]
+        for line in lines + ["end"]:
+            assert session.execute(line) == "", line
+
+    def status(name: str) -> dict:
+        return json.loads(switches[name].session().execute("show vpc | json"))
+
+    return {"fabric": fabric, "switches": switches, "vpc": vpc, "status": status}
+
+
+def test_vpc_peer_is_ok_only_once_both_peers_agree(pair):
+    pair["vpc"]("sw-a")
+    alone = pair["status"]("sw-a")
+    # the peer has no vPC: it does not answer keepalives, and the peer-link has no far end up
+    assert (alone["vpc-peer-status"], alone["vpc-peer-keepalive-status"], alone["vpc-role"]) == \
+        ("peer-link-down", "peer-not-alive", "none-established")
+    assert alone["TABLE_peerlink"]["ROW_peerlink"]["peer-link-port-state"] == 0
+    pair["vpc"]("sw-b")
+    formed_a, formed_b = pair["status"]("sw-a"), pair["status"]("sw-b")
+    assert (formed_a["vpc-peer-status"], formed_a["vpc-peer-keepalive-status"]) == ("peer-ok", "peer-alive")
+    # the lower role priority wins; with the default on both, the lower system MAC decides, and only one is primary
+    assert {formed_a["vpc-role"], formed_b["vpc-role"]} == {"primary", "secondary"}
+
+
+def test_vpc_peer_status_follows_domain_keepalive_link_and_power(pair):
+    pair["vpc"]("sw-a")
+    pair["vpc"]("sw-b", domain=11)
+    assert pair["status"]("sw-a")["vpc-peer-keepalive-status"] == "peer-alive-domain-mismatch"
+    assert pair["status"]("sw-a")["vpc-peer-status"] == "peer-link-down"
+    session = pair["switches"]["sw-b"].session()
+    for line in ("configure terminal", "terminal dont-ask", "no vpc domain 11", "vpc domain 10",
+                 "peer-keepalive destination 127.0.20.1 vrf management", "end"):
+        session.execute(line)
+    assert pair["status"]("sw-a")["vpc-peer-status"] == "peer-ok"
+    for line in ("configure terminal", "interface Ethernet1/31-32", "shutdown", "end"):   # the peer-link cables go dark
+        session.execute(line)
+    assert (pair["status"]("sw-a")["vpc-peer-status"], pair["status"]("sw-a")["vpc-peer-keepalive-status"]) == \
+        ("peer-link-down", "peer-alive")
+    pair["fabric"].power_off("sw-b")
+    text = pair["switches"]["sw-a"].session().execute("show vpc")
+    assert "vPC keep-alive status             : Suspended (Destination IP not reachable)" in text
+    assert "Peer status                       : peer link is down" in text
+
+
+def test_a_switch_without_a_fabric_has_no_links_and_no_lldp_neighbours(cli):
+    cli("configure terminal", "feature lldp", "interface Ethernet1/1", "no shutdown", "end")
+    assert cli("show interface Ethernet1/1").splitlines()[0] == "Ethernet1/1 is down (XCVR not inserted)"
+    assert cli("show lldp neighbors").splitlines()[-1] == "Total entries displayed: 0"
+    cli("configure terminal", "no feature lldp", "end")
+    assert cli("show lldp neighbors") == "% Invalid command at '^' marker."
+
+
+def test_the_lab_cabling_comes_from_the_site_model():
+    import control
+    from nxos_fabric import End
+
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
+
+    links = control.cabling(load_site(str(REPO / "inventories" / "lab")).model)
+    assert (End("lab-sw-a", "Ethernet1/31"), End("lab-sw-b", "Ethernet1/31")) in links
+    assert (End("lab-sw-a", "Ethernet1/1"), End("dgx01", "eth1")) in links
+    assert (End("lab-sw-b", "Ethernet1/13"), End("lab-ontap-01", None)) in links
+    assert len({end for link in links for end in link if end.port}) == len([end for link in links for end in link if end.port])
