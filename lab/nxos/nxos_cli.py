@@ -809,6 +809,24 @@ class Session:
 
 
 # ---------------------------------------------------------------------------------- running-config
+def vlan_section(state: dict, vlan_ids: list[int]) -> list[str]:
+    """The VLAN section of the running configuration for vlan_ids (each one existing): the range
+    line, then a block for each VLAN that differs from a fresh VLAN."""
+    lines = [f"vlan {compress(vlan_ids)}"]
+    for vlan in vlan_ids:
+        data = state["vlans"][str(vlan)]
+        body = []
+        if data["name"] and vlan != 1:
+            body.append(f"  name {data['name']}")
+        if data["state"] != "active":
+            body.append(f"  state {data['state']}")
+        if data["shutdown"]:
+            body.append("  shutdown")
+        if body:
+            lines += [f"vlan {vlan}"] + body
+    return lines
+
+
 def running_config(switch: Switch, all_defaults: bool = False) -> list[str]:
     """`show running-config` as a list of lines (no header)."""
     state = switch.state
@@ -842,20 +860,7 @@ def running_config(switch: Switch, all_defaults: bool = False) -> list[str]:
             if key in state["system_qos"]:
                 lines.append(f"  {state['system_qos'][key]}")
     lines.append("")
-    vlan_ids = sorted(int(v) for v in state["vlans"])
-    lines.append(f"vlan {compress(vlan_ids)}")
-    for vlan in vlan_ids:
-        data = state["vlans"][str(vlan)]
-        body = []
-        if data["name"] and vlan != 1:
-            body.append(f"  name {data['name']}")
-        if data["state"] != "active":
-            body.append(f"  state {data['state']}")
-        if data["shutdown"]:
-            body.append("  shutdown")
-        if body:
-            lines.append(f"vlan {vlan}")
-            lines += body
+    lines += vlan_section(state, sorted(int(v) for v in state["vlans"]))
     lines.append("")
     lines += ["vrf context management"]
     if state["vpc_domain"]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import time
 
-from nxos_cli import INVALID, VERSION, CliError, Switch, compress, expand, header, interface_key, print_interface, running_config, to_json
+from nxos_cli import INVALID, VERSION, CliError, Switch, compress, expand, header, interface_key, print_interface, running_config, to_json, vlan_section
 from nxos_fabric import link, system_mac, vpc_status
 from nxos_show_ports import COMMANDS as PORT_COMMANDS
 
@@ -228,19 +228,7 @@ def _running_vlans(switch: Switch, wanted: list[int]) -> list[str]:
     lines = [f"version {VERSION} Bios:version 05.45"]
     if not existing:
         return lines
-    lines.append(f"vlan {compress(existing)}")
-    for vlan in existing:
-        data = switch.state["vlans"][str(vlan)]
-        body = []
-        if data["name"] and vlan != 1:
-            body.append(f"  name {data['name']}")
-        if data["state"] != "active":
-            body.append(f"  state {data['state']}")
-        if data["shutdown"]:
-            body.append("  shutdown")
-        if body:
-            lines += [f"vlan {vlan}"] + body
-    return lines
+    return lines + vlan_section(switch.state, existing)
 
 
 def _startup(switch: Switch, _match, as_json: bool):

@@ -103,6 +103,16 @@ def _status_line(name: str, state: Link) -> str:
     return f"{name} is up" if state.up else f"{name} is down ({state.reason})"
 
 
+
+def _described(settings: dict, mtu: int, bandwidth_kbit: int) -> list[str]:
+    """The description, address, MTU and encapsulation lines `show interface` prints for every kind of port."""
+    lines = [f"  Description: {settings['description']}"] if settings.get("description") else []
+    if settings.get("ip_address"):
+        lines.append(f"  Internet Address is {settings['ip_address']}")
+    return lines + [f"  MTU {mtu} bytes, BW {bandwidth_kbit} Kbit, DLY 10 usec",
+                    "  reliability 255/255, txload 1/255, rxload 1/255",
+                    "  Encapsulation ARPA, medium is broadcast"]
+
 def _interface_block(switch: Switch, name: str) -> list[str]:
     settings = _effective(switch, name)
     state = link(switch, name)
@@ -115,14 +125,8 @@ def _interface_block(switch: Switch, name: str) -> list[str]:
     if name == "mgmt0":
         lines += [f"admin state is {admin},",
                   f"  Hardware: GigabitEthernet, address: {mac} (bia {mac})"]
-        if settings.get("description"):
-            lines.append(f"  Description: {settings['description']}")
-        if settings.get("ip_address"):
-            lines.append(f"  Internet Address is {settings['ip_address']}")
-        lines += [f"  MTU {mtu} bytes, BW {bandwidth_kbit} Kbit, DLY 10 usec",
-                  "  reliability 255/255, txload 1/255, rxload 1/255",
-                  "  Encapsulation ARPA, medium is broadcast",
-                  "  full-duplex, 1000 Mb/s",
+        lines += _described(settings, mtu, bandwidth_kbit)
+        lines += ["  full-duplex, 1000 Mb/s",
                   "  Auto-Negotiation is turned on",
                   "  Auto-mdix is turned off",
                   "  EtherType is 0x0000",
@@ -143,14 +147,8 @@ def _interface_block(switch: Switch, name: str) -> list[str]:
         lines.append(f"  vPC Status: {'Up' if state.up else 'Down'}, vPC number: {settings['vpc']}")
     hardware = "Port-Channel" if is_channel else "40000/100000 Ethernet"
     lines.append(f"  Hardware: {hardware}, address: {mac} (bia {mac})")
-    if settings.get("description"):
-        lines.append(f"  Description: {settings['description']}")
-    if settings.get("ip_address"):
-        lines.append(f"  Internet Address is {settings['ip_address']}")
-    lines += [f"  MTU {mtu} bytes, BW {bandwidth_kbit} Kbit, DLY 10 usec",
-              "  reliability 255/255, txload 1/255, rxload 1/255",
-              "  Encapsulation ARPA, medium is broadcast",
-              f"  Port mode is {_mode(settings)}"]
+    lines += _described(settings, mtu, bandwidth_kbit)
+    lines.append(f"  Port mode is {_mode(settings)}")
     if speed:
         # a port-channel's bandwidth adds its up members up; its speed is theirs
         line_speed = speed_mbps(settings, True) if not is_channel else max(
