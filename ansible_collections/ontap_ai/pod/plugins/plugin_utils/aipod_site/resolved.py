@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .findings import Finding, Location
-from .inventory import GLOBAL_KEYS, HOST_KEYS, Site, VarsFile
+from .inventory import GLOBAL_KEYS, HOST_KEYS, Site, VarsFile, display_path
 
 SOURCES_HINT = ("pass only the site's hosts file (-i inventories/<site>/hosts.yml), keep other inventory files out of its "
                 "directory, and set model keys with no extra vars (-e) or vars plugin")
@@ -132,13 +132,7 @@ def extra_inventory_sources(sources: Sequence[str], hosts_file: str, ignore_exts
     return [Finding("inventory-source", "error", ("groups",),
                     f"Ansible also reads {display} as inventory: it can add hosts and set their variables above group_vars",
                     SOURCES_HINT, Location(display))
-            for display in (_shown(path) for path in extra)]
-
-
-def _shown(path: str) -> str:
-    absolute = os.path.abspath(path)
-    cwd = os.getcwd()
-    return os.path.relpath(absolute, cwd) if absolute.startswith(cwd + os.sep) else absolute
+            for display in (display_path(path) for path in extra)]
 
 
 _ABSENT = object()
