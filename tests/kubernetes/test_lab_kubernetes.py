@@ -302,13 +302,28 @@ def helm_history(helm: str) -> list[dict]:
     return json.loads(result.stdout) if result.returncode == 0 else []
 
 
-@pytest.mark.parametrize("records, outcome", [
-    ([(1, "superseded"), (2, "deployed"), (3, "pending-upgrade")], "rolled back to 2"),
-    ([(1, "pending-install")], "removed"),
+def _only_these_trident_backends(cluster, names: list[str]) -> None:
+    """Earlier tests leave TridentBackend objects behind; each case states the ones it needs."""
+    custom = cluster["custom"]
+    for backend in custom.list_namespaced_custom_object("trident.netapp.io", "v1", "trident", "tridentbackends")["items"]:
+        custom.delete_namespaced_custom_object("trident.netapp.io", "v1", "trident", "tridentbackends",
+                                               backend["metadata"]["name"])
+    for name in names:
+        custom.create_namespaced_custom_object(
+            "trident.netapp.io", "v1", "trident", "tridentbackends",
+            {"apiVersion": "trident.netapp.io/v1", "kind": "TridentBackend", "metadata": {"name": name},
+             "backendName": name, "state": "online"})
+
+
+@pytest.mark.parametrize("records, backends, outcome", [
+    ([(1, "superseded"), (2, "deployed"), (3, "pending-upgrade")], ["tbe-in-use"], "rolled back to 2"),
+    ([(1, "pending-install")], [], "removed"),
+    ([(1, "pending-install")], ["tbe-in-use"], "refused"),
 ])
-def test_a_helm_release_a_stopped_run_left_pending_is_resolved_and_said(site, cluster, records, outcome):
+def test_a_helm_release_a_stopped_run_left_pending_is_resolved_and_said(site, cluster, records, backends, outcome):
     """Issue 23: `helm upgrade --install --wait` killed leaves the release pending, and helm refuses
-    every later operation; the trident role resolves it before it changes anything."""
+    every later operation; the trident role resolves it before it changes anything, and never
+    removes a first install that backends already use."""
     helm = LAB / "bin" / "helm"  # lab/kubernetes/up puts its kubectl and helm there
     assert helm.exists(), "the lab's helm was not built"
     core = cluster["core"]
@@ -316,11 +331,24 @@ def test_a_helm_release_a_stopped_run_left_pending_is_resolved_and_said(site, cl
         core.create_namespace({"metadata": {"name": "trident"}})
     except Exception:  # noqa: BLE001 - it exists already
         pass
+    _only_these_trident_backends(cluster, backends)
     for secret in core.list_namespaced_secret("trident", label_selector="owner=helm").items:
         core.delete_namespaced_secret(secret.metadata.name, "trident")
     for revision, status in records:
         core.create_namespaced_secret("trident", helm_release_secret(revision, status))
     assert helm_history(str(helm))[-1]["status"].startswith("pending-")
+
+    if outcome == "refused":
+        for check in (["--check"], []):
+            refused = run_playbook(site["tmp"], "-i", "localhost,", "tests/kubernetes/playbooks/helm_pending.yml", *check,
+                                   "-e", f"kubeconfig={KUBECONFIG}", "-e", f"helm_binary={helm}", check=False)
+            assert refused.returncode == 2, refused.stdout[-3000:]
+            assert "1 Trident backend(s) exist" in refused.stdout and "helm uninstall trident-operator" in refused.stdout
+            assert helm_history(str(helm))[-1]["status"] == "pending-install"
+        _only_these_trident_backends(cluster, [])
+        for secret in core.list_namespaced_secret("trident", label_selector="owner=helm").items:
+            core.delete_namespaced_secret(secret.metadata.name, "trident")
+        return
 
     preview = run_playbook(site["tmp"], "-i", "localhost,", "tests/kubernetes/playbooks/helm_pending.yml", "--check",
                            "-e", f"kubeconfig={KUBECONFIG}", "-e", f"helm_binary={helm}")
@@ -339,3 +367,4 @@ def test_a_helm_release_a_stopped_run_left_pending_is_resolved_and_said(site, cl
     assert recap(again.stdout)["changed"] == 0
     for secret in core.list_namespaced_secret("trident", label_selector="owner=helm").items:
         core.delete_namespaced_secret(secret.metadata.name, "trident")
+    _only_these_trident_backends(cluster, [])
