@@ -48,9 +48,9 @@ def run(playbook: str, *args: str) -> subprocess.CompletedProcess:
                           env=environment(), capture_output=True, text=True, timeout=1800)
 
 
-def killed_at(playbook: str, marker: str) -> tuple[float, str]:
+def killed_at(playbook: str, marker: str, run_args: list[str] = RUN_ARGS) -> tuple[float, str]:
     """`playbook`, its process group killed with SIGKILL when `marker` appears; (time of the kill, output)."""
-    process = subprocess.Popen([str(BIN / "ansible-playbook"), f"playbooks/{playbook}", *RUN_ARGS], cwd=REPO,
+    process = subprocess.Popen([str(BIN / "ansible-playbook"), f"playbooks/{playbook}", *run_args], cwd=REPO,
                                env=environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                start_new_session=True)
     lines, kill_time = [], None
@@ -147,3 +147,45 @@ def test_a_run_killed_before_confirming_leaves_no_armed_rollback_and_a_cut_host_
         journal = on_host(host, "journalctl", "-t", "aipod-storage-net", "--since", f"@{since}", "--no-pager", "-q",
                           "-o", "cat").stdout
         assert "rolled back" not in journal, f"{host}: {journal}"
+
+
+STALE_STAGED = "/etc/aipod/storage-net/60-aipod-retired.network"
+CUT_WRITE = "/etc/sysctl.d/.config_files-k1ll3d"
+
+
+def test_check_mode_previews_what_a_stopped_run_left_and_the_next_run_resolves_it(converged_lab):
+    """What a stopped run leaves on a DGX: an armed rollback (a long one here, so that nothing fires
+    while check mode looks), a staged file the model no longer names and the temporary file of a
+    write cut off between creating and renaming it. Check mode says what it would resolve and
+    touches nothing; the next run resolves it and says so; the run after it changes nothing."""
+    long_rollback = ["-e", "dgx_node_network_rollback_seconds=900"]
+    host = sorted(lab_hosts())[1]
+    remove_live_storage_files()
+    killed_at("compute.yml", KILL_AT, long_rollback)
+    close_ssh_masters()
+    on_host(host, "sh", "-c", f"echo '[Match]' > {STALE_STAGED} && echo 'net.core.rmem' > {CUT_WRITE}")
+    assert sorted(armed_timers()) == sorted(lab_hosts())
+
+    preview = run("compute.yml", "--check", *long_rollback)
+    assert preview.returncode == 0, preview.stdout[-6000:]
+    found = {(entry["host"], entry["item"]): entry for entry in last_report()["resolved"]}
+    assert {name for name, item in found if item == "storage-network rollback"} == set(lab_hosts()), found
+    assert all(entry["action"] == "would keep it and disarm the rollback (check mode)"
+               for (_, item), entry in found.items() if item == "storage-network rollback"), found
+    assert found[(host, "stale files")] == {"host": host, "item": "stale files", "found": f"{STALE_STAGED}, {CUT_WRITE}",
+                                            "action": "would remove them (check mode)"}, found
+    assert sorted(armed_timers()) == sorted(lab_hosts())
+    assert on_host(host, "ls", STALE_STAGED, CUT_WRITE, check=False).returncode == 0
+
+    resumed = run("compute.yml", *long_rollback)
+    assert resumed.returncode == 0, resumed.stdout[-6000:]
+    found = {(entry["host"], entry["item"]): entry for entry in last_report()["resolved"]}
+    assert found[(host, "stale files")]["action"] == "removed them", found
+    assert all("disarmed the rollback" in entry["action"] for (_, item), entry in found.items()
+               if item == "storage-network rollback"), found
+    assert armed_timers() == []
+    assert on_host(host, "ls", STALE_STAGED, check=False).returncode != 0
+    assert on_host(host, "ls", CUT_WRITE, check=False).returncode != 0
+
+    again = run("compute.yml", *long_rollback)
+    assert again.returncode == 0 and changed(again) == 0, again.stdout[-4000:]

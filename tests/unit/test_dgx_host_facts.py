@@ -176,6 +176,36 @@ def test_files_as_config_files_leaves_them_read_as_no_difference(tmp_path):
     assert pending._files(kept, facts.files_state([str(dest), str(tmp_path)], [], {})) == [f"file {dest} differs from the model"]
 
 
+def test_stale_staging_and_interrupted_writes_are_read_as_differences_where_config_files_removes_them(tmp_path):
+    """Hidden entries of a read directory and `.config_files-*` beside kept files are read; only those
+    config_files would remove count as a difference, so a host never differs for ever."""
+    staged = tmp_path / "storage-net"
+    staged.mkdir()
+    (staged / "60-aipod-eth1.network").write_text("[Match]\n")
+    (staged / "60-aipod-old.network").write_text("[Match]\n")
+    (staged / ".config_files-x1").write_text("")
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    dest = etc / "90-aipod-nfs.conf"
+    dest.write_text("a\n")
+    (etc / ".config_files-y2").write_text("")
+    mnt = tmp_path / "mnt"
+    (mnt / "data").mkdir(parents=True)
+    (mnt / ".config_files-z3").write_text("")  # beside a mount point: no file of config_files lives there
+    owner, group = pwd.getpwuid(os.getuid()).pw_name, grp.getgrgid(os.getgid()).gr_name
+    kept = {"files": [{"dest": str(dest), "content": "a\n"}, {"dest": str(staged / "60-aipod-eth1.network"), "content": "[Match]\n"}],
+            "exclusive_directories": [str(staged)], "owner": owner, "group": group}
+    readings = facts.files_state([str(dest), str(mnt / "data")], [str(staged)], {})
+    assert str(staged / ".config_files-x1") in readings and str(mnt / ".config_files-z3") in readings
+    assert pending._files(kept, readings) == [
+        f"file {etc / '.config_files-y2'}: left by an interrupted write",
+        f"file {staged / '.config_files-x1'}: left by an interrupted write",
+        f"file {staged / '60-aipod-old.network'}: staged, no longer in the model"]
+    for leftover in (staged / ".config_files-x1", staged / "60-aipod-old.network", etc / ".config_files-y2"):
+        leftover.unlink()
+    assert pending._files(kept, facts.files_state([str(dest), str(mnt / "data")], [str(staged)], {})) == []
+
+
 def test_a_pending_storage_network_change_is_read_with_its_times():
     state = facts.rollback_state("1764031200 1764031320\n", None, timer_active=True)
     assert state == {"pending": True, "timer_active": True, "armed_at": 1764031200, "due_at": 1764031320,

@@ -14,6 +14,10 @@ description:
     keeps a dozen files with one remote module run instead of two per file (stat and copy).
   - Missing parent directories of a file are created with mode 0755.
   - Reports per-file diffs with C(--diff).
+  - Each write goes to a temporary file (C(.config_files-*)) beside its destination, renamed into place. A run
+    killed between the two leaves that temporary file; the next run removes it from the directories of O(files)
+    and from O(exclusive_directories), and reports it in C(removed). Runs that write the same directory at the
+    same time are not supported (the bundle's run lock prevents them).
 version_added: "1.0.0"
 author: ONTAP AI pod bundle contributors (!UNKNOWN)
 options:
@@ -47,6 +51,13 @@ options:
       mode:
         description: Mode of the directory, for example C("0755").
         type: raw
+  exclusive_directories:
+    description:
+      - Directories that hold only files of O(files). Any other file or symbolic link in them (staged by an older
+        model, or by a run that was stopped) is removed; subdirectories are left alone.
+    type: list
+    elements: path
+    default: []
   owner:
     description: Owner of every file and directory.
     type: str
@@ -88,15 +99,26 @@ files:
   description: What happened to each file and directory - created, updated (content), attributes, or unchanged.
   returned: always
   type: dict
-  sample: {/etc/sysctl.d/90-aipod-nfs.conf: unchanged, /etc/aipod: created}
+  sample: {/etc/sysctl.d/90-aipod-nfs.conf: unchanged, /etc/aipod: created, /etc/aipod/old.conf: removed}
+removed:
+  description:
+    - The files removed (or, in check mode, that would be) - those of O(exclusive_directories) not in O(files),
+      and the temporary files interrupted writes left.
+  returned: always
+  type: list
+  elements: str
+  sample: [/etc/aipod/storage-net/60-aipod-ens1.network, /etc/sysctl.d/.config_files-k2j4a9]
 """
 
+import contextlib
 import os
 import tempfile
 from typing import Any
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_text
+
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.leftovers import TEMPORARY_PREFIX, leftovers
 
 DIFF_LIMIT = 65536
 
@@ -128,7 +150,7 @@ def diff_of(dest: str, current: bytes | None, wanted: bytes) -> dict[str, str]:
 
 def write_atomically(module: AnsibleModule, dest: str, data: bytes) -> None:
     directory = os.path.dirname(dest)
-    handle, temporary = tempfile.mkstemp(prefix=".config_files-", dir=directory)
+    handle, temporary = tempfile.mkstemp(prefix=TEMPORARY_PREFIX, dir=directory)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
@@ -136,6 +158,15 @@ def write_atomically(module: AnsibleModule, dest: str, data: bytes) -> None:
     finally:
         if os.path.exists(temporary):
             os.unlink(temporary)
+
+
+def files_and_links(directory: str) -> list[str]:
+    """Names of the regular files and symbolic links of a directory ([] when it does not exist)."""
+    try:
+        with os.scandir(directory) as entries:
+            return [entry.name for entry in entries if entry.is_symlink() or entry.is_file(follow_symlinks=False)]
+    except FileNotFoundError:
+        return []
 
 
 def attributes(module: AnsibleModule, path: str, mode: Any) -> dict[str, Any]:
@@ -156,6 +187,7 @@ def main() -> None:
                 "path": {"type": "path", "required": True},
                 "mode": {"type": "raw"},
             }},
+            "exclusive_directories": {"type": "list", "elements": "path", "default": []},
             "owner": {"type": "str"},
             "group": {"type": "str"},
         },
@@ -193,7 +225,18 @@ def main() -> None:
             if state == "unchanged":
                 state = "attributes"
         outcome[dest] = state
-    module.exit_json(changed=changed, files=outcome, diff=diffs)
+    exclusive = {os.path.normpath(path) for path in module.params["exclusive_directories"]}
+    wanted = {os.path.normpath(entry["dest"]) for entry in module.params["files"]}
+    directories = sorted(exclusive | {os.path.dirname(path) for path in wanted})
+    removed = leftovers({directory: files_and_links(directory) for directory in directories}, wanted, exclusive)
+    for path in removed:
+        changed = True
+        outcome[path] = "removed"
+        diffs.append({"before_header": path, "after_header": path, "before": "(file)\n", "after": "(absent)\n"})
+        if not module.check_mode:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+    module.exit_json(changed=changed, files=outcome, removed=removed, diff=diffs)
 
 
 if __name__ == "__main__":

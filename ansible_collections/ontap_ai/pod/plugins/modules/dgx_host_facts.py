@@ -90,7 +90,10 @@ options:
     elements: path
     default: []
   file_directories:
-    description: Directories each of whose entries is described in C(files) as well.
+    description:
+      - Directories each of whose entries (hidden ones included) is described in C(files) as well.
+      - The temporary files a write of C(config_files) leaves when its run is killed (C(.config_files-*)) are
+        described too, in these directories and in the directories of O(files).
     type: list
     elements: path
     default: []
@@ -200,6 +203,7 @@ from typing import Any
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import fstab, gpus, nfs
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.leftovers import is_temporary
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.nfs import active_nfs_mounts, nfs_capability
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.sysctl import proc_path
 
@@ -398,11 +402,22 @@ def file_state(path: str, active_mounts: dict) -> dict[str, Any] | None:
 
 
 def files_state(paths: list[str], directories: list[str], active_mounts: dict) -> dict[str, dict[str, Any] | None]:
-    """file_state of each path, and of every file in each of directories (the files whose names the facts decide)."""
+    """file_state of each path, of every entry in each of directories (the files whose names the facts
+    decide, hidden ones included), and of the temporary files an interrupted write left beside them."""
     listed = list(paths)
     for directory in directories:
-        listed += sorted(glob.glob(os.path.join(glob.escape(directory), "*")))
-    return {path: file_state(path, active_mounts) for path in listed}
+        listed += sorted(os.path.join(directory, name) for name in _entries(directory))
+    parents = sorted({os.path.dirname(path) for path in paths if path not in active_mounts} | set(directories))
+    for parent in parents:
+        listed += sorted(os.path.join(parent, name) for name in _entries(parent) if is_temporary(name))
+    return {path: file_state(path, active_mounts) for path in dict.fromkeys(listed)}
+
+
+def _entries(directory: str) -> list[str]:
+    try:
+        return os.listdir(directory)
+    except OSError:
+        return []
 
 
 def user_state(user: dict | None) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from typing import Any
 from ansible.utils.vars import merge_hash
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import fstab, sysctl
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.leftovers import is_temporary, leftovers
 
 from . import files as kept_files
 
@@ -58,7 +59,20 @@ def _files(kept: Mapping, readings: Mapping) -> list[str]:
             found.append(f"file {path} differs from the model")
         if state["type"] != "nfs mount":
             found += _attributes(path, state, entry.get("mode"), owner, group)
-    return found
+    return found + _leftovers(kept, readings)
+
+
+def _leftovers(kept: Mapping, readings: Mapping) -> list[str]:
+    """What config_files removes: files of its exclusive directories it does not keep, and interrupted writes."""
+    wanted = {os.path.normpath(entry["dest"]) for entry in kept.get("files") or []}
+    exclusive = {os.path.normpath(path) for path in kept.get("exclusive_directories") or []}
+    scanned = exclusive | {os.path.dirname(path) for path in wanted}  # the directories config_files looks into
+    listing: dict[str, list[str]] = {}
+    for path, state in readings.items():
+        if state and state.get("type") in ("file", "other") and os.path.dirname(path) in scanned:
+            listing.setdefault(os.path.dirname(path), []).append(os.path.basename(path))
+    return [f"file {path}: {'left by an interrupted write' if is_temporary(os.path.basename(path)) else 'staged, no longer in the model'}"
+            for path in leftovers(listing, wanted, exclusive)]
 
 
 def _network(host: Mapping, kept: Mapping, network_files: list[str]) -> list[str]:

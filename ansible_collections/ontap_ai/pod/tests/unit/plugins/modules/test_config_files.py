@@ -67,3 +67,38 @@ def test_plan_and_diff_helpers():
     assert config_files.plan_file(b"x", b"x") == "unchanged"
     assert config_files.plan_file(b"x", b"y") == "updated"
     assert config_files.diff_of("/f", b"\0bin", b"new")["before"] == "(binary or large file)\n"
+
+
+def test_stale_files_of_an_exclusive_directory_and_interrupted_writes_are_removed(tmp_path, capsys):
+    """A killed run leaves `.config_files-*` beside a destination; an older model leaves staged files."""
+    staged = tmp_path / "staged"
+    staged.mkdir()
+    (staged / "60-aipod-old.network").write_text("[Match]\n")
+    (staged / ".hidden-stale").write_text("x")
+    (staged / "subdir").mkdir()
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc" / ".config_files-abc123").write_text("half a fi")
+    (tmp_path / "etc" / "someone-elses.conf").write_text("kept\n")
+    args = dict(args_for(tmp_path), files=args_for(tmp_path)["files"] + [
+        {"dest": str(staged / "60-aipod-new.network"), "content": "[Match]\nName=eth1\n", "mode": "0644"}],
+        exclusive_directories=[str(staged)])
+    wanted_removed = sorted([str(staged / "60-aipod-old.network"), str(staged / ".hidden-stale"),
+                             str(tmp_path / "etc" / ".config_files-abc123")])
+
+    preview = run(capsys, args, check=True)
+    assert preview["removed"] == wanted_removed and preview["changed"] is True
+    assert (staged / "60-aipod-old.network").exists() and (tmp_path / "etc" / ".config_files-abc123").exists()
+
+    result = run(capsys, args)
+    assert result["removed"] == wanted_removed
+    assert all(result["files"][path] == "removed" for path in wanted_removed)
+    assert sorted(p.name for p in staged.iterdir()) == ["60-aipod-new.network", "subdir"]
+    assert sorted(p.name for p in (tmp_path / "etc").iterdir()) == ["someone-elses.conf", "x.conf"]
+    again = run(capsys, args)
+    assert again["changed"] is False and again["removed"] == []
+
+
+def test_no_temporary_file_stays_after_a_write(tmp_path, capsys):
+    run(capsys, args_for(tmp_path))
+    run(capsys, args_for(tmp_path, content="a = 2\n"))
+    assert [p.name for p in (tmp_path / "etc").iterdir()] == ["x.conf"]
