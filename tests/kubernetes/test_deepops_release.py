@@ -156,6 +156,7 @@ def run_role(tmp_path, release: dict, *extra: str, version: str = "26.07", kubes
                   "deepops_cluster_releases": {version: {"kubespray": kubespray_version}},
                   "deepops_cluster_extra_python_packages": [],
                   "deepops_cluster_galaxy_requirements": False,
+                  "deepops_cluster_poll_seconds": 1,  # the stand-in playbooks end in seconds
                   "kubernetes_access_kubeconfig_dir": str(tmp_path / "kubeconfigs")}
     return run_playbook(tmp_path, "-i", "inventories/sample", "tests/kubernetes/playbooks/deepops.yml",
                         "-e", json.dumps(extra_vars), *extra, check=False)
