@@ -122,3 +122,17 @@ def test_managed_ports_and_mount_points_carry_only_the_model(brownfield_run):
             assert line.startswith("172.31.25"), f"{name}: {line}"
     report = json.loads((REPO / "reports" / "latest" / "report.json").read_text())
     assert report["ok"] is True
+
+
+def test_a_hand_written_network_file_that_would_win_over_the_bundle_s_is_refused(brownfield_run):
+    host, container = sorted(lab_hosts().items())[-1]
+    shadow = "/etc/systemd/network/10-storage.network"
+    podman("exec", container, "sh", "-c", f"printf '[Match]\\nName=eth1\\n[Network]\\nAddress=10.9.9.21/24\\n' > {shadow}")
+    try:
+        refused = playbook("playbooks/compute.yml", "--limit", host)
+        assert refused.returncode != 0
+        assert f"Storage NIC eth1 is also configured by {shadow}, which systemd-networkd applies instead" in refused.stdout
+        assert recap(refused.stdout)[host]["changed"] == 0
+    finally:
+        podman("exec", container, "rm", "-f", shadow)
+

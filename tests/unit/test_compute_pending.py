@@ -7,6 +7,7 @@ a difference the filter missed would leave a drifted host unconverged.
 from __future__ import annotations
 
 import copy
+import os
 
 import pytest
 from ansible.errors import AnsibleFilterError
@@ -197,10 +198,36 @@ def test_every_reason_to_refuse_is_given_at_once():
     host["user_conflicts"] = ["uid 2000 belongs to user 'bob'"]
     host["container_runtime"]["docker_config"] = None
     host["tools"]["dockerd"] = "/usr/bin/dockerd"
+    host["network"]["shadowing_files"] = {"eth1": ["/etc/systemd/network/10-storage.network"]}
     reasons = dgx_host_facts.refusals(host, ["eth0", "eth9"], {"name": "aipod"})
-    assert [reason.split()[0] for reason in reasons] == ["It", "Storage", "NIC(s)", "Ansible", "kubernetes.common_user",
+    assert [reason.split()[0] for reason in reasons] == ["It", "Storage", "NIC(s)", "Storage", "Ansible", "kubernetes.common_user",
                                                         "/etc/docker/daemon.json"]
     assert "Rocky Linux 9" in reasons[0] and "eth0" in reasons[1] and "eth9" in reasons[2]
+    assert reasons[3].startswith("Storage NIC eth1 is also configured by /etc/systemd/network/10-storage.network, which")
+
+
+def test_network_files_that_networkd_applies_before_the_bundle_s_are_found(tmp_path):
+    """networkd applies the first .network file, by name across its directories, whose [Match] fits a link."""
+    etc, lib = tmp_path / "etc", tmp_path / "lib"
+    etc.mkdir()
+    lib.mkdir()
+    (etc / "10-storage.network").write_text("[Match]\nName=eth1 eth3\n[Network]\nAddress=10.9.9.21/24\n")
+    (etc / "10-lab-mgmt.network").write_text("[Match]\nName=eth0\n")
+    (etc / "20-by-mac.network").write_text("[Match]\nMACAddress=00:11:22:33:44:55\n")
+    (etc / "30-not-storage.network").write_text("# everything but the storage NICs\n[Match]\nName=!eth1 !eth2\n")
+    (etc / "40-glob.network").write_text("[Match]\nName=eth*\n")
+    (etc / "60-aipod-eth1.network").write_text("[Match]\nName=eth1\n")
+    (etc / "70-after.network").write_text("[Match]\nName=eth2\n")
+    (lib / "05-every-link.network").write_text("[Network]\nDHCP=yes\n")
+    (etc / "05-every-link.network").symlink_to(os.devnull)  # masked by the operator
+    (lib / "15-shipped.network").write_text("[Match]\nName=eth2\n")
+    files = dgx_host_facts.networkd_files((str(etc), str(lib)))
+    assert str(lib / "05-every-link.network") not in files
+    assert dgx_host_facts.networkd_shadowing(files, ["eth1", "eth2"]) == {
+        "eth1": [str(etc / "10-storage.network"), str(etc / "40-glob.network")],
+        "eth2": [str(lib / "15-shipped.network"), str(etc / "40-glob.network")]}
+    assert dgx_host_facts.networkd_match_names("[Network]\nDHCP=yes\n") == []
+    assert dgx_host_facts.networkd_match_names("[Match]\nDriver=mlx5_core\n") is None
 
 
 def test_os_release_family():

@@ -33,6 +33,9 @@ description:
     C(network.aipod_files) - the SHA-1 of every storage network file of the role (C(60-aipod-*)) in
     C(/etc/netplan) and C(/etc/systemd/network). The role compares these with the site model to
     decide whether the host needs any change at all (filter C(aipod_compute_pending)).
+    C(network.shadowing_files) - on a systemd-networkd host, for each of O(nics), the C(.network) files of
+    others that networkd would apply instead of the role's C(60-aipod-<nic>.network) (their [Match] Name=
+    fits the NIC, or they match every link, and their names sort first).
   - C(files) - for each of O(files) and each entry of O(file_directories), its type (C(file), C(directory),
     C(other)), mode, owner, group and, for a file, the SHA-1 of its content; null when it is missing, and
     C(nfs mount) for an active NFS mount point, which is not looked into.
@@ -120,7 +123,8 @@ options:
   refuse_unsafe:
     description:
       - Fail, having changed nothing, when the host is not of the Debian family, a NIC of O(nics) is
-        absent or carries the management path, the SSH client is inside O(storage_networks), O(user)
+        absent or carries the management path, a C(.network) file of others would take precedence over the
+        role's for a NIC of O(nics), the SSH client is inside O(storage_networks), O(user)
         cannot have its ids, Docker is installed with a C(daemon.json) that is not a JSON object, or
         (with O(gpus)) its GPU count differs from O(expected_gpus).
     type: bool
@@ -163,7 +167,7 @@ ansible_facts:
       sample:
         network: {renderer: networkd, netplan_files: [], networkd_enabled: false, networkd_active: false,
                   mgmt_interfaces: [eth0, lo], default_route_interfaces: [eth0], ssh_client: 172.31.250.1,
-                  ssh_client_in_storage: []}
+                  ssh_client_in_storage: [], shadowing_files: {}}
         nics: {eth1: {present: true, driver: veth, mellanox: false, rdma_devices: [], mtu: 9000, rings: null,
                       ring_error: "netlink error: Operation not supported"}}
         nfs: {kernel: false, loadable: false, privileged: false, can_mount: false,
@@ -188,6 +192,7 @@ ansible_facts:
         gpus_summary: "no GPUs: nvidia-smi not found (no NVIDIA driver installed); GPU checks skipped"
 """
 
+import fnmatch
 import glob
 import grp
 import hashlib
@@ -212,6 +217,9 @@ __all__ = ["active_nfs_mounts", "nfs_capability"]  # the tests read them here, w
 MELLANOX_DRIVERS = ("mlx5_core", "mlx4_en", "mlx4_core")
 TOOLS = ("mlnx_qos", "nvidia-smi", "nvidia-container-runtime", "nvidia-ctk", "dockerd", "containerd", "netplan", "ethtool")
 NETWORK_DIRS = ("/etc/netplan", "/etc/systemd/network")
+# Where systemd-networkd reads .network files, in the order a same-named file overrides (systemd.network(5)).
+NETWORKD_DIRS = ("/etc/systemd/network", "/run/systemd/network", "/usr/local/lib/systemd/network",
+                 "/usr/lib/systemd/network", "/lib/systemd/network")
 OS_RELEASE = "/etc/os-release"
 
 
@@ -343,6 +351,10 @@ def refusals(host: dict[str, Any], nics: list[str], user: dict | None) -> list[s
     if absent:
         reasons.append(f"NIC(s) {', '.join(absent)} of the site model do not exist on this host; fix their names in "
                        "host_vars (ip link lists the NICs).")
+    for nic, paths in sorted((host["network"].get("shadowing_files") or {}).items()):
+        reasons.append(f"Storage NIC {nic} is also configured by {', '.join(paths)}, which systemd-networkd applies "
+                       f"instead of the bundle's 60-aipod-{nic}.network (the first matching file by name wins): "
+                       "remove or rename it (docs/brownfield.md), then run again.")
     inside = host["network"]["ssh_client_in_storage"]
     if inside:
         reasons.append(f"Ansible connects from {host['network']['ssh_client']}, inside the storage network(s)/route(s) "
@@ -353,6 +365,72 @@ def refusals(host: dict[str, Any], nics: list[str], user: dict | None) -> list[s
     if host["container_runtime"]["docker_config"] is None and host["tools"].get("dockerd"):
         reasons.append("/etc/docker/daemon.json is not a JSON object; fix it by hand, then re-run.")
     return reasons
+
+
+def networkd_match_names(text: str) -> list[str] | None:
+    """The Name= patterns of a .network file's [Match] section: [] when it has no match setting at all
+    (networkd then applies it to every link), None when it matches by other settings only."""
+    section, names, others = "", [], False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1]
+            continue
+        if section == "Match" and "=" in line:
+            key, value = (part.strip() for part in line.split("=", 1))
+            if key == "Name":
+                names += value.split()
+            else:
+                others = True
+    return None if others and not names else names
+
+
+def _name_matches(name: str, patterns: list[str]) -> bool:
+    if not patterns:
+        return True
+    if patterns[0].startswith("!"):  # networkd: a leading "!" inverts the whole list
+        return not any(fnmatch.fnmatchcase(name, pattern.lstrip("!")) for pattern in patterns)
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+
+
+def networkd_shadowing(files: dict[str, str], nics: list[str]) -> dict[str, list[str]]:
+    """For each NIC, the .network files of others that systemd-networkd applies instead of the role's
+    60-aipod-<nic>.network: networkd takes the first file, in name order, whose [Match] fits.
+    files: the effective .network files (path -> text), one per name."""
+    found: dict[str, list[str]] = {}
+    for nic in nics:
+        ours = f"60-aipod-{nic}.network"
+        for path in sorted(files, key=os.path.basename):
+            name = os.path.basename(path)
+            if name >= ours or name.startswith("60-aipod-"):
+                continue
+            patterns = networkd_match_names(files[path])
+            if patterns is not None and _name_matches(nic, patterns):
+                found.setdefault(nic, []).append(path)
+    return found
+
+
+def networkd_files(directories: tuple[str, ...] = NETWORKD_DIRS) -> dict[str, str]:
+    """The .network files networkd reads (path -> text): for each name, the one of the first directory
+    (a name masked with a link to /dev/null hides the others and is left out)."""
+    seen: set[str] = set()
+    chosen: dict[str, str] = {}
+    for directory in directories:
+        for name in sorted(_entries(directory)):
+            if not name.endswith(".network") or name in seen:
+                continue
+            seen.add(name)
+            path = os.path.join(directory, name)
+            if os.path.realpath(path) == os.devnull:
+                continue
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    chosen[path] = handle.read()
+            except OSError:
+                continue
+    return chosen
 
 
 def netplan_files(root: str = "/") -> list[str]:
@@ -457,7 +535,7 @@ class HostReader:
         except ValueError:
             return []
 
-    def network(self, mgmt_addresses: list[str], storage_networks: list[str]) -> dict[str, Any]:
+    def network(self, mgmt_addresses: list[str], storage_networks: list[str], nics: list[str]) -> dict[str, Any]:
         defaults = sorted({route.get("dev") for route in self.ip_json("-4", "route", "show", "default") if route.get("dev")})
         holders = set()
         for link in self.ip_json("-4", "addr", "show"):
@@ -475,8 +553,11 @@ class HostReader:
                 aipod_files[path] = _sha1(path)
         networkd_enabled = self.run("systemctl", "is-enabled", "systemd-networkd.service")[1].strip() == "enabled"
         networkd_active = self.run("systemctl", "is-active", "systemd-networkd.service")[1].strip() == "active"
+        renderer = "netplan" if files and self.tools["netplan"] else "networkd"
         return {
-            "renderer": "netplan" if files and self.tools["netplan"] else "networkd",
+            "renderer": renderer,
+            # netplan writes networkd's files itself, merging every YAML; the check is networkd's own order.
+            "shadowing_files": networkd_shadowing(networkd_files(), nics) if renderer == "networkd" else {},
             "netplan_files": files,
             "networkd_enabled": networkd_enabled,
             "networkd_active": networkd_active,
@@ -529,7 +610,7 @@ def gather(module: AnsibleModule) -> dict[str, Any]:
     params = module.params
     reader = HostReader(module)
     host = {
-        "network": reader.network(params["mgmt_addresses"], params["storage_networks"]),
+        "network": reader.network(params["mgmt_addresses"], params["storage_networks"], params["nics"]),
         "nics": {name: reader.nic(name) for name in params["nics"]},
         "nfs": reader.nfs(),
         "packages_missing": reader.packages_missing(params["packages"]),
