@@ -26,11 +26,13 @@ test compares after the site runs (docs/brownfield.md).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 
 ROOT = os.environ.get("AIPOD_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAB_DIR = os.environ.get("AIPOD_LAB_DIR") or os.path.join(ROOT, ".lab")
@@ -56,6 +58,29 @@ def _site():
     return load_site(INVENTORY)
 
 
+@contextlib.contextmanager
+def switch_session(endpoint: dict) -> Iterator:
+    """A netmiko session to one lab switch (its address, port and login from the lab inventory)."""
+    from control import _vault_secret
+    from netmiko import ConnectHandler
+
+    connection = ConnectHandler(device_type="cisco_nxos", host=endpoint["address"], port=endpoint["port"],
+                                username=endpoint["user"], password=_vault_secret(INVENTORY, "vault_switch_admin_password"),
+                                ssh_config_file=None, allow_agent=False, use_keys=False)
+    try:
+        yield connection
+    finally:
+        connection.disconnect()
+
+
+def lab_hosts() -> tuple[dict[str, str], dict[str, str]]:
+    """The DGX stand-ins (name -> container) and the environment podman needs to reach them."""
+    with open(os.path.join(LAB_DIR, "hosts", "lab.json"), encoding="utf-8") as handle:
+        description = json.load(handle)
+    return ({name: host["container"] for name, host in description["hosts"].items()},
+            dict(os.environ, CONTAINERS_CONF=description["containers_conf"]))
+
+
 def switch_lines(switch: dict) -> list[str]:
     """The configuration an earlier owner left on a switch, around the model's DGX ports."""
     dgx_ports = [port["name"] for port in switch.get("ports") or [] if "host" in (port.get("connects_to") or {})]
@@ -73,21 +98,14 @@ def switch_lines(switch: dict) -> list[str]:
 
 
 def nxos() -> dict:
-    from control import _vault_secret, endpoints
-    from netmiko import ConnectHandler
+    from control import endpoints
 
     model = _site().model
-    password = _vault_secret(INVENTORY, "vault_switch_admin_password")
     seeded = {}
     for endpoint in endpoints():
         lines = switch_lines(model["hosts"][endpoint["name"]]["switch"])
-        connection = ConnectHandler(device_type="cisco_nxos", host=endpoint["address"], port=endpoint["port"],
-                                    username=endpoint["user"], password=password, fast_cli=False,
-                                    ssh_config_file=None, allow_agent=False, use_keys=False)
-        try:
+        with switch_session(endpoint) as connection:
             output = connection.send_config_set(lines, cmd_verify=False)
-        finally:
-            connection.disconnect()
         if "Invalid" in output or "% " in output:
             raise SystemExit(f"lab brownfield: {endpoint['name']} refused part of its brownfield configuration:\n{output}")
         seeded[endpoint["name"]] = {"foreign_port": FOREIGN_PORT, "foreign_vlan": FOREIGN_VLAN,
@@ -144,16 +162,15 @@ def fstab_lines(mounts: list[dict]) -> list[str]:
 
 
 def hosts() -> dict:
-    description = json.loads(open(os.path.join(LAB_DIR, "hosts", "lab.json"), encoding="utf-8").read())
-    environment = dict(os.environ, CONTAINERS_CONF=description["containers_conf"])
+    containers, environment = lab_hosts()
     mounts = (_site().model.get("compute") or {}).get("mounts") or []
     network = "[Match]\nName=eth0\n\n[Network]\nDHCP=no\nKeepConfiguration=yes\n"
     seeded = {}
-    for name, host in sorted(description["hosts"].items()):
+    for name, container in sorted(containers.items()):
         fstab = "\n".join(fstab_lines(mounts)) + "\n"
         script = ("set -e; cat >> /etc/fstab; mkdir -p /etc/systemd/network; "
                   f"printf '%s' \"$AIPOD_NETWORK\" > {FOREIGN_NETWORK_FILE}")
-        subprocess.run(["podman", "exec", "-i", "-e", f"AIPOD_NETWORK={network}", host["container"], "sh", "-c", script],
+        subprocess.run(["podman", "exec", "-i", "-e", f"AIPOD_NETWORK={network}", container, "sh", "-c", script],
                        input=fstab, text=True, env=environment, check=True, capture_output=True, timeout=60)
         seeded[name] = {"fstab": fstab_lines(mounts), "network_file": FOREIGN_NETWORK_FILE}
         print(f"lab brownfield: hosts {name}: old fstab lines and {FOREIGN_NETWORK_FILE}")
@@ -161,19 +178,12 @@ def hosts() -> dict:
 
 
 def remove_nxos() -> None:
-    from control import _vault_secret, endpoints
-    from netmiko import ConnectHandler
+    from control import endpoints
 
-    password = _vault_secret(INVENTORY, "vault_switch_admin_password")
     for endpoint in endpoints():
-        connection = ConnectHandler(device_type="cisco_nxos", host=endpoint["address"], port=endpoint["port"],
-                                    username=endpoint["user"], password=password, ssh_config_file=None,
-                                    allow_agent=False, use_keys=False)
-        try:
+        with switch_session(endpoint) as connection:
             connection.send_config_set([f"default interface {FOREIGN_PORT}", f"no interface port-channel{FOREIGN_PORT_CHANNEL}",
                                         f"no vlan {FOREIGN_VLAN}"], cmd_verify=False)
-        finally:
-            connection.disconnect()
 
 
 def remove_ontap() -> None:
@@ -194,10 +204,9 @@ def remove_ontap() -> None:
 
 
 def remove_hosts() -> None:
-    description = json.loads(open(os.path.join(LAB_DIR, "hosts", "lab.json"), encoding="utf-8").read())
-    environment = dict(os.environ, CONTAINERS_CONF=description["containers_conf"])
-    for host in description["hosts"].values():
-        subprocess.run(["podman", "exec", host["container"], "sh", "-c",
+    containers, environment = lab_hosts()
+    for container in containers.values():
+        subprocess.run(["podman", "exec", container, "sh", "-c",
                         f"sed -i '\\# {FOREIGN_MOUNT} #d' /etc/fstab; rm -f {FOREIGN_NETWORK_FILE}"],
                        env=environment, check=True, capture_output=True, timeout=60)
 

@@ -51,20 +51,13 @@ def foreign_ontap() -> dict:
 
 def switch_shows(*commands: str) -> dict[str, dict[str, str]]:
     """Each command's output on each switch, without the time stamps NX-OS prints."""
-    from control import INVENTORY, _vault_secret, endpoints
-    from netmiko import ConnectHandler
+    from control import endpoints
 
-    password = _vault_secret(INVENTORY, "vault_switch_admin_password")
     shown = {}
     for endpoint in endpoints():
-        connection = ConnectHandler(device_type="cisco_nxos", host=endpoint["address"], port=endpoint["port"],
-                                    username=endpoint["user"], password=password, ssh_config_file=None,
-                                    allow_agent=False, use_keys=False)
-        try:
+        with brownfield.switch_session(endpoint) as connection:
             shown[endpoint["name"]] = {command: re.sub(r"(?m)^!(Time|Running configuration last done at):.*\n", "",
                                                        connection.send_command(command)) for command in commands}
-        finally:
-            connection.disconnect()
     return shown
 
 
