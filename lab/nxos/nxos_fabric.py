@@ -20,6 +20,8 @@ import json
 import os
 from typing import Any
 
+from nxos_cli import interface_key
+
 CABLING_FILE = "cabling.json"
 # A 3232C's QSFP28 ports run at 100G with the DACs the lab pretends are plugged in.
 PORT_SPEED_MBPS = 100000
@@ -219,7 +221,7 @@ def lldp_neighbours(switch: Any) -> list[dict]:
     if not switch.feature_enabled("lldp") or switch.fabric is None:
         return []
     result = []
-    for name in sorted(switch.state["interfaces"], key=_port_order):
+    for name in sorted(switch.state["interfaces"], key=interface_key):
         if not name.startswith("Ethernet"):
             continue
         state_of_port = link(switch, name)
@@ -242,10 +244,6 @@ def lldp_neighbours(switch: Any) -> list[dict]:
             else peer_port.get("native_vlan", 1),
         })
     return result
-
-
-def _port_order(name: str) -> list[int]:
-    return [int(part) for part in name.replace("Ethernet", "").split("/") if part.isdigit()]
 
 
 # ------------------------------------------------------------------------------------- vPC

@@ -14,13 +14,9 @@ import time
 from nxos_cli import INVALID, VERSION, CliError, Switch, compress, expand, header, interface_key, print_interface, running_config, to_json, vlan_section
 from nxos_fabric import link, system_mac, vpc_status
 from nxos_show_ports import COMMANDS as PORT_COMMANDS
+from nxos_show_ports import _rows, short_name
 
 BOOT_TIME = time.time()
-
-
-def _rows(rows: list) -> object:
-    """NX-OS prints a one-row table as an object."""
-    return rows[0] if len(rows) == 1 else rows
 
 
 def _pipes(text: str) -> tuple[str, list[tuple[str, str]]]:
@@ -289,7 +285,7 @@ def _vlan_table(rows: list[dict]) -> list[str]:
         shut = row["vlanshowbr-shutstate"] == "shutdown"
         state_text = {"active": "act", "suspend": "sus"}[row["vlanshowbr-vlanstate"]] + "/lshut" if shut \
             else row["vlanshowbr-vlanstate"]
-        ports = [_short(port) for port in row["vlanshowplist-ifidx"].split(",") if port]
+        ports = [short_name(port) for port in row["vlanshowplist-ifidx"].split(",") if port]
         chunks: list[str] = []
         for port in ports:   # NX-OS fills each line with ", "-separated ports and wraps without a comma
             if chunks and len(chunks[-1]) + 2 + len(port) <= PORTS_WIDTH:
@@ -378,11 +374,11 @@ def _vpc(switch: Switch, match, as_json: bool):
     for name, vpc in vpcs:
         port_up = formed and link(switch, name).up
         consistent = vpc in peer_vpcs
-        rows.append({"vpc-id": int(vpc), "vpc-ifindex": _short(name), "vpc-port-state": 1 if port_up else 0,
+        rows.append({"vpc-id": int(vpc), "vpc-ifindex": short_name(name), "vpc-port-state": 1 if port_up else 0,
                      "vpc-thru-peerlink": 0, "vpc-consistency": "consistent" if consistent else "not-applicable",
                      "vpc-consistency-status": "SUCCESS" if consistent else "NOT_APPLICABLE"})
     if peer_link:
-        data["TABLE_peerlink"] = {"ROW_peerlink": {"peer-link-id": 1, "peerlink-ifindex": _short(peer_link),
+        data["TABLE_peerlink"] = {"ROW_peerlink": {"peer-link-id": 1, "peerlink-ifindex": short_name(peer_link),
                                                    "peer-link-port-state": 1 if status.peer_link_up else 0,
                                                    "peer-up-vlan-bitset": compress(int(v) for v in state["vlans"])
                                                    if status.peer_link_up else "-"}}
@@ -401,7 +397,7 @@ def _vpc(switch: Switch, match, as_json: bool):
         row = data["TABLE_peerlink"]["ROW_peerlink"]
         lines += ["", "vPC Peer-link status", "-" * 69, "id   Port   Status Active vlans",
                   "--   ----   ------ " + "-" * 50,
-                  f"1    {_short(peer_link):<6} {'up' if status.peer_link_up else 'down':<6} {row['peer-up-vlan-bitset']}"]
+                  f"1    {short_name(peer_link):<6} {'up' if status.peer_link_up else 'down':<6} {row['peer-up-vlan-bitset']}"]
     if rows:
         lines += ["", "vPC status", "-" * 80, "Id    Port          Status Consistency Reason                Active vlans",
                   "--    ------------  ------ ----------- ------                ---------------"]
@@ -410,10 +406,6 @@ def _vpc(switch: Switch, match, as_json: bool):
                   f"{'success' if row['vpc-consistency'] == 'consistent' else 'vPC peer is not configured':<21} -"
                   for row in rows]
     return "\n".join(lines)
-
-
-def _short(name: str) -> str:
-    return name.replace("port-channel", "Po").replace("Ethernet", "Eth")
 
 
 def _port_channel_summary(switch: Switch, _match, as_json: bool):
@@ -434,9 +426,9 @@ def _port_channel_summary(switch: Switch, _match, as_json: bool):
              "        U - Up (port-channel)", "-" * 80,
              "Group Port-       Type     Protocol  Member Ports", "      Channel", "-" * 80]
     for row in rows:
-        members = " ".join(f"{_short(m['port'])}(P)" for m in ([row["TABLE_member"]["ROW_member"]] if isinstance(
+        members = " ".join(f"{short_name(m['port'])}(P)" for m in ([row["TABLE_member"]["ROW_member"]] if isinstance(
             row.get("TABLE_member", {}).get("ROW_member"), dict) else row.get("TABLE_member", {}).get("ROW_member", [])))
-        lines.append(f"{row['group']:<5} {_short(row['port-channel'])}({row['layer']}{row['status']})".ljust(19)
+        lines.append(f"{row['group']:<5} {short_name(row['port-channel'])}({row['layer']}{row['status']})".ljust(19)
                      + f"{row['type']:<9}{row['prtcl']:<10}{members}")
     return "\n".join(lines)
 

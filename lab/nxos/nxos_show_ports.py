@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from nxos_cli import INVALID, CliError, Switch, interface_key, normalize_interface
+from nxos_cli import INHERITED, INVALID, CliError, Switch, interface_key, normalize_interface
 from nxos_fabric import TRANSCEIVER, Link, link, lldp_neighbours, port_mac, speed_mbps
 
 RULE = "-" * 80
@@ -63,7 +63,7 @@ def _effective(switch: Switch, name: str) -> dict:
     channel = _member_of(settings)
     if channel and channel in switch.state["interfaces"]:
         merged = dict(settings)
-        for key in ("switchport", "mode", "access_vlan", "native_vlan", "allowed_vlans", "mtu"):
+        for key in INHERITED:
             if key in switch.state["interfaces"][channel]:
                 merged[key] = switch.state["interfaces"][channel][key]
         return merged
@@ -120,7 +120,7 @@ def _interface_block(switch: Switch, name: str) -> list[str]:
     mac = port_mac(switch.name, _port_index(name))
     speed = _speed(switch, name, state)
     mtu = settings.get("mtu", 1500)
-    bandwidth_kbit = (speed or (1000 if name == "mgmt0" else 100000 if name.startswith("port-channel") else 100000)) * 1000
+    bandwidth_kbit = (speed or (1000 if name == "mgmt0" else 100000)) * 1000
     lines = [_status_line(name, state)]
     if name == "mgmt0":
         lines += [f"admin state is {admin},",
