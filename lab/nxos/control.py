@@ -164,6 +164,12 @@ def record_host_keys(items: list[dict]) -> None:
 
 
 def start(endpoint: dict, password: str) -> None:
+    # The readiness check below is "the port answers": a process this file no longer names (left by
+    # an earlier lab directory or a killed run) would answer for an endpoint that failed to bind.
+    if _listening(endpoint):
+        raise SystemExit(f"lab nxos: {endpoint['address']}:{endpoint['port']} already answers, but not for the endpoint "
+                         f"{endpoint['dir']}/pid names; stop that process (ss -ltnp 'sport = :{endpoint['port']}'), "
+                         "then start again")
     os.makedirs(endpoint["dir"], mode=0o700, exist_ok=True)
     password_file = os.path.join(endpoint["dir"], "password")
     descriptor = os.open(password_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
