@@ -7,7 +7,7 @@ import io
 import pytest
 from switch_test_models import sample_model
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import cabling
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import cabling, ipplan
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import model as m
 
 
@@ -59,6 +59,9 @@ def test_the_committed_sample_documents_are_current(model):
     docs = REPO / "docs" / "cabling"
     for kind, name in (("markdown", "sample-cabling.md"), ("csv", "sample-cabling.csv"), ("dot", "sample-topology.dot")):
         assert (docs / name).read_text() == cabling.document(model, kind, rows), f"docs/cabling/{name} is out of date"
+    plan = ipplan.ip_plan(model)
+    assert (docs / "sample-ip-plan.md").read_text() == ipplan.markdown(plan, "aipod-sample"), "docs/cabling/sample-ip-plan.md is out of date"
+    assert (docs / "sample-ip-plan.csv").read_text() == ipplan.csv_text(plan), "docs/cabling/sample-ip-plan.csv is out of date"
     import html
 
     svg = html.unescape((docs / "sample-topology.svg").read_text())

@@ -6,7 +6,7 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import cabling, nvue, nxos
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import cabling, ipplan, nvue, nxos
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import model as network_model
 
 PLAN_KEYS = ("switch", "platform", "mtu", "vlans", "ports", "port_channels", "member_ports", "peer_link", "vpc")
@@ -80,9 +80,16 @@ def aipod_cabling_plan(model: Mapping) -> list[dict]:
     return network_model.cabling_plan(dict(model))
 
 
+IP_PLAN_KINDS = ("ip-markdown", "ip-csv")
+
+
 def aipod_cabling_document(model: Mapping, kind: str) -> str:
     if not isinstance(model, Mapping) or "hosts" not in model:
         raise AnsibleFilterError(f"aipod_cabling_document: expected the site model (hostvars | ontap_ai.pod.aipod_model(groups)), got {type(model).__name__}")
+    if kind in IP_PLAN_KINDS:
+        title = str(dict(model.get("pod") or {}).get("name") or "pod")
+        plan = ipplan.ip_plan(model)
+        return ipplan.markdown(plan, title) if kind == "ip-markdown" else ipplan.csv_text(plan)
     try:
         return cabling.document(model, kind, network_model.cabling_plan(dict(model)))
     except ValueError as error:

@@ -318,6 +318,71 @@ def svm_mgmt_lif(model: dict, svm: dict) -> dict | None:
             "address": as_str(lif.get("address")), "prefix_len": subnet.prefixlen if subnet else None}
 
 
+def address_assignments(model: dict) -> list[dict]:
+    """Every interface address the pod uses, in model order.
+
+    Each: {address, network (None for a management address, which names no network), path (where
+    the model holds it, or the key it is derived from), device, interface, what, derived (True for
+    data LIFs handed out from a first address)}. Addresses are the model's text, unparsed.
+    """
+    result: list[dict] = []
+
+    def add(address, network, path, device, interface, what, derived=False):
+        if as_str(address):
+            result.append({"address": address, "network": network, "path": path, "device": device,
+                           "interface": interface, "what": what, "derived": derived})
+
+    ontap = as_dict(model.get("ontap"))
+    cluster = as_str(ontap.get("cluster_name")) or "ONTAP cluster"
+    add(ontap.get("mgmt_address"), None, ("ontap", "mgmt_address"), cluster, "cluster_mgmt", "ONTAP cluster management")
+    for index, node in enumerate(as_list(ontap.get("nodes"))):
+        if isinstance(node, dict):
+            add(node.get("mgmt_address"), None, ("ontap", "nodes", index, "mgmt_address"), node.get("name"), "node_mgmt",
+                f"node {node.get('name')}")
+    lifs = data_lifs(model)
+    for index, svm in enumerate(as_list(ontap.get("svms"))):
+        if not isinstance(svm, dict):
+            continue
+        mgmt = svm_mgmt_lif(model, svm)
+        if mgmt:
+            add(mgmt["address"], mgmt["network"], ("ontap", "svms", index, "mgmt_lif", "address"),
+                f"{mgmt['node']} {mgmt['port']}", mgmt["name"], f"SVM {svm.get('name')} management LIF")
+        spec = as_dict(svm.get("data_lifs"))
+        explicit = as_list(spec.get("explicit"))
+        for lif in (lif for lif in lifs if lif["svm"] == svm.get("name")):
+            if "explicit" in spec:
+                position = next((i for i, e in enumerate(explicit) if as_dict(e).get("name") == lif["name"]), None)
+                path = ("ontap", "svms", index, "data_lifs", "explicit", position, "address")
+            else:
+                path = ("ontap", "svms", index, "data_lifs", "first_address", lif["network"])
+            add(lif["address"], lif["network"], path, f"{lif['node']} {lif['port']}", lif["name"], f"LIF {lif['name']}",
+                derived="explicit" not in spec)
+    for host, data in hosts_of_kind(model, "switch").items():
+        add(data.get("mgmt_address"), None, ("hosts", host, "switch", "mgmt_address"), host, "mgmt0", f"switch {host}")
+    for kind in ("dgx", "server"):
+        for host, data in hosts_of_kind(model, kind).items():
+            add(data.get("mgmt_address"), None, ("hosts", host, kind, "mgmt_address"), host, "mgmt", f"{host} management")
+            inband = as_dict(data.get("inband"))
+            add(inband.get("address"), as_str(inband.get("network")), ("hosts", host, kind, "inband", "address"), host,
+                inband.get("name"), f"{host} {inband.get('name')}")
+            for nic_index, nic in enumerate(as_list(data.get("storage_nics"))):
+                nic = as_dict(nic)
+                add(nic.get("address"), as_str(nic.get("network")), ("hosts", host, kind, "storage_nics", nic_index, "address"),
+                    host, nic.get("name"), f"{host} {nic.get('name')}")
+    return result
+
+
+def management_network(model: dict, address: ipaddress.IPv4Address) -> str | None:
+    """The declared mgmt (else inband) network whose subnet holds a management address."""
+    networks = networks_by_name(model)
+    for purpose in ("mgmt", "inband"):
+        for name, network in networks.items():
+            subnet = parse_subnet(network.get("subnet"), strict=False)
+            if network.get("purpose") == purpose and subnet is not None and address in subnet:
+                return name
+    return None
+
+
 # ---------------------------------------------------------------------------- hosts
 def host_interfaces(model: dict, host: str) -> dict[str, dict]:
     """NICs and bonds of a DGX or server: name -> {network, tagged, address, kind, mtu, speed, bond}."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ipaddress
 
 from .. import model as m
-from .context import Context, host_path
+from .context import Context
 
 
 def networks_sane(ctx: Context) -> None:
@@ -85,49 +85,7 @@ def _address_problem(address: ipaddress.IPv4Address, subnet: ipaddress.IPv4Netwo
 
 def _addresses(ctx: Context) -> list[tuple[str, str | None, tuple, str]]:
     """(address, network or None, model path, what) for every address the pod uses."""
-    result: list[tuple[str, str | None, tuple, str]] = []
-    ontap = m.as_dict(ctx.model.get("ontap"))
-    if m.as_str(ontap.get("mgmt_address")):
-        result.append((ontap["mgmt_address"], None, ("ontap", "mgmt_address"), "ONTAP cluster management"))
-    for index, node in enumerate(m.as_list(ontap.get("nodes"))):
-        if isinstance(node, dict) and m.as_str(node.get("mgmt_address")):
-            result.append((node["mgmt_address"], None, ("ontap", "nodes", index, "mgmt_address"), f"node {node.get('name')}"))
-    for index, svm in enumerate(m.as_list(ontap.get("svms"))):
-        if not isinstance(svm, dict):
-            continue
-        mgmt = m.svm_mgmt_lif(ctx.model, svm)
-        if mgmt and mgmt["address"]:
-            result.append((mgmt["address"], mgmt["network"], ("ontap", "svms", index, "mgmt_lif", "address"),
-                           f"SVM {svm.get('name')} management LIF"))
-        spec = m.as_dict(svm.get("data_lifs"))
-        explicit = m.as_list(spec.get("explicit"))
-        lifs = [lif for lif in ctx.lifs if lif["svm"] == svm.get("name")]
-        for lif in lifs:
-            if not lif["address"]:
-                continue
-            if "explicit" in spec:
-                position = next((i for i, e in enumerate(explicit) if m.as_dict(e).get("name") == lif["name"]), None)
-                path = ("ontap", "svms", index, "data_lifs", "explicit", position, "address")
-            else:
-                path = ("ontap", "svms", index, "data_lifs", "first_address", lif["network"])
-            result.append((lif["address"], lif["network"], path, f"LIF {lif['name']}"))
-    for host, data in ctx.switches.items():
-        if m.as_str(data.get("mgmt_address")):
-            result.append((data["mgmt_address"], None, host_path(host, "switch", "mgmt_address"), f"switch {host}"))
-    for kind, hosts in (("dgx", ctx.dgx), ("server", ctx.servers)):
-        for host, data in hosts.items():
-            if m.as_str(data.get("mgmt_address")):
-                result.append((data["mgmt_address"], None, host_path(host, kind, "mgmt_address"), f"{host} management"))
-            inband = m.as_dict(data.get("inband"))
-            if m.as_str(inband.get("address")):
-                result.append((inband["address"], m.as_str(inband.get("network")), host_path(host, kind, "inband", "address"),
-                               f"{host} {inband.get('name')}"))
-            for nic_index, nic in enumerate(m.as_list(data.get("storage_nics"))):
-                nic = m.as_dict(nic)
-                if m.as_str(nic.get("address")):
-                    result.append((nic["address"], m.as_str(nic.get("network")),
-                                   host_path(host, kind, "storage_nics", nic_index, "address"), f"{host} {nic.get('name')}"))
-    return result
+    return [(a["address"], a["network"], a["path"], a["what"]) for a in m.address_assignments(ctx.model)]
 
 
 def unique_addresses(ctx: Context) -> None:
@@ -141,16 +99,6 @@ def unique_addresses(ctx: Context) -> None:
             ctx.error("duplicate-address", path, f"{address} ({what}) is already used by {first_what} at {ctx.site.locate(first_path)}",
                       "give every interface its own address")
         seen.setdefault(address, (path, what))
-
-
-def _management_network(ctx: Context, address: ipaddress.IPv4Address) -> str | None:
-    """The declared mgmt (else inband) network whose subnet holds a management address."""
-    for purpose in ("mgmt", "inband"):
-        for name, network in ctx.networks.items():
-            subnet = m.parse_subnet(network.get("subnet"), strict=False)
-            if network.get("purpose") == purpose and subnet is not None and address in subnet:
-                return name
-    return None
 
 
 def _routers(ctx: Context) -> dict[ipaddress.IPv4Address, str]:
@@ -180,7 +128,7 @@ def addresses_in_subnets(ctx: Context) -> None:
         if address is None:
             continue
         if network_name is None:
-            network_name = _management_network(ctx, address)
+            network_name = m.management_network(ctx.model, address)
             if network_name is None:
                 ctx.error("address-in-subnet", path, f"{address} ({what}) is in no declared mgmt or inband network",
                           "declare its management network in networks.yml or correct the address")
