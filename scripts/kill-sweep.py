@@ -5,18 +5,20 @@ For each kill point (docs/interrupted-runs.md, "Kill sweep"):
 1. the lab is brought to nothing (ONTAP at factory state, switches erased, fresh DGX stand-ins, a fresh
    API server), as the benchmarks do;
 2. site.yml runs from nothing and its process group is killed with SIGKILL when it starts its k-th task,
-   as a cancelled AWX job is killed;
+   as a cancelled AWX job is killed, or sent SIGINT, as an operator's Ctrl-C is (--signal);
 3. the next run must succeed (changed as needed), the run after it must report changed=0;
 4. the sweep waits past the longest timer the killed run could have armed (the storage-network rollback
    delay plus a margin) and runs once more: changed=0, verification green, no rollback timer armed;
-5. the site must hold no duplicate object on ONTAP or Kubernetes, no volume deleted or shrunk, and no
-   temporary file of a write left on a DGX.
+5. the site must hold no duplicate object on ONTAP or Kubernetes, no volume deleted or shrunk (from the
+   state the kill left on), and no temporary file of a write left on a DGX. NX-OS keys every object the
+   bundle configures by its number or name, so it cannot hold duplicates; the changed=0 runs and the
+   verification prove its configuration.
 
 The kill points are drawn from a seed, printed first, from the tasks of a reference first run. The
 storage-network rollback delay is shortened to ROLLBACK seconds (-e) so the waits stay short.
 A point takes about four minutes; ten take about 45 minutes, too long for .ci/run.
 
-    .venv/bin/python scripts/kill-sweep.py [--seed N] [--points 10] [--json FILE]
+    .venv/bin/python scripts/kill-sweep.py [--seed N] [--points 10] [--signal KILL|INT|both] [--json FILE]
 """
 from __future__ import annotations
 
@@ -70,8 +72,8 @@ def run(log: Path) -> dict:
             "waited_for_survivors": (report.get("run_lock") or {}).get("waited_for_survivors_seconds", 0)}
 
 
-def killed_run(task_index: int, log: Path) -> dict:
-    """site.yml killed (process group, SIGKILL) when its task number task_index starts."""
+def killed_run(task_index: int, log: Path, how: signal.Signals = signal.SIGKILL) -> dict:
+    """site.yml's process group sent `how` (SIGKILL or SIGINT) when its task number task_index starts."""
     process = subprocess.Popen(SITE, cwd=ROOT, env=environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, start_new_session=True)
     lines, seen, task = [], 0, ""
@@ -81,12 +83,15 @@ def killed_run(task_index: int, log: Path) -> dict:
             seen += 1
             if seen == task_index:
                 task = line.strip().strip("*").strip()
-                os.killpg(process.pid, signal.SIGKILL)
+                os.killpg(process.pid, how)
                 break
+    if how == signal.SIGINT:
+        lines += process.stdout.readlines()      # Ansible says it was interrupted and ends by itself
     process.wait(timeout=120)
     process.stdout.close()
     log.write_text("".join(lines))
-    return {"task_index": task_index, "task": task or "(the run ended first)", "killed_at": time.monotonic()}
+    return {"task_index": task_index, "task": task or "(the run ended first)", "killed_at": time.monotonic(),
+            "rc": process.returncode}
 
 
 def task_lines(log: Path) -> list[str]:
@@ -147,7 +152,7 @@ def kubernetes_problems() -> list[str]:
 def host_problems() -> list[str]:
     problems = []
     for name, container in lab_hosts().items():
-        leftovers = on_host(container, "sh", "-c", "find /etc /usr/local/sbin -name '.config_files-*' -o -name '.ansible_tmp*'"
+        leftovers = on_host(container, "sh", "-c", "find /etc /usr/local/sbin /var/lib/aipod -name '.config_files-*' -o -name '.ansible_tmp*'"
                                                   " 2>/dev/null").stdout.split()
         problems += [f"{name}: temporary file {path} left" for path in leftovers]
         timer = on_host(container, "systemctl", "is-active", "aipod-storage-net-rollback.timer").stdout.strip()
@@ -156,11 +161,15 @@ def host_problems() -> list[str]:
     return problems
 
 
-def sweep_point(task_index: int, logs: Path) -> dict:
+def sweep_point(task_index: int, logs: Path, how: signal.Signals = signal.SIGKILL) -> dict:
     from_nothing(ROOT / "inventories" / "lab")
     sizes_seen: dict[str, int] = {}
-    kill = killed_run(task_index, logs / f"kill-{task_index}-0-killed.log")
-    point = {"task_index": task_index, "task": kill["task"], "problems": []}
+    kill = killed_run(task_index, logs / f"kill-{task_index}-0-killed.log", how)
+    point = {"task_index": task_index, "task": kill["task"], "signal": how.name, "problems": []}
+    if how == signal.SIGINT and kill["rc"] == 0 and kill["task"] != "(the run ended first)":
+        point["problems"].append("the interrupted run reported success")
+    # What the kill left is the baseline: a volume the next runs delete or shrink is a problem.
+    point["problems"] += ontap_problems(ontap_objects(), sizes_seen)
     point["next"] = run(logs / f"kill-{task_index}-1-next.log")
     point["problems"] += ontap_problems(ontap_objects(), sizes_seen)
     point["after"] = run(logs / f"kill-{task_index}-2-after.log")
@@ -186,6 +195,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=None, help="seed of the kill points (printed; default: random)")
     parser.add_argument("--points", type=int, default=10)
+    parser.add_argument("--signal", choices=("KILL", "INT", "both"), default="KILL",
+                        help="SIGKILL (a cancelled job), SIGINT (Ctrl-C) or both in turn (default KILL)")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
     args = parser.parse_args()
     require_venv()
@@ -203,10 +214,11 @@ def main() -> int:
         tasks = task_lines(logs / "reference.log")
         points = sorted(random.Random(seed).sample(range(2, len(tasks) + 1), min(args.points, len(tasks) - 1)))
         print(f"reference first run: {len(tasks)} tasks, {reference['seconds']} s; kill points: {points}", flush=True)
-        for index in points:
-            point = sweep_point(index, logs)
+        for number, index in enumerate(points):
+            how = signal.SIGINT if args.signal == "INT" or (args.signal == "both" and number % 2) else signal.SIGKILL
+            point = sweep_point(index, logs, how)
             results.append(point)
-            print(f"  kill at task {index:>4} ({point['task'][:70]}): next changed={point['next']['changed']} "
+            print(f"  {how.name} at task {index:>4} ({point['task'][:70]}): next changed={point['next']['changed']} "
                   f"({point['next']['seconds']} s), after changed={point['after']['changed']}, last changed="
                   f"{point['last']['changed']} verification={point['last']['verification']}: "
                   f"{'converged' if point['converged'] else 'PROBLEMS: ' + '; '.join(point['problems'])}", flush=True)
@@ -218,7 +230,7 @@ def main() -> int:
     print(f"\nkill sweep (seed {seed}): {len(results) - len(failed)} of {len(results)} points converged in "
           f"{time.monotonic() - started:.0f} s")
     if args.json:
-        args.json.write_text(json.dumps({"seed": seed, "points": results}, indent=2) + "\n")
+        args.json.write_text(json.dumps({"seed": seed, "signal": args.signal, "points": results}, indent=2) + "\n")
     return 1 if failed or not results else 0
 
 

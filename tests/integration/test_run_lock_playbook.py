@@ -2,6 +2,7 @@
 named, the next run after them told that the previous one did not finish. No lab needed."""
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import signal
@@ -95,6 +96,27 @@ def test_a_second_run_is_refused_then_survivors_are_named_then_the_site_is_taken
     assert report["run_lock"]["previous_run"]["interrupted"] is True
     assert report["run_lock"]["previous_run"]["pid"] == first.pid
     assert "Found from an earlier run" in (site["reports"] / "latest" / "report.md").read_text()
+    assert run_lock.read_holder(site["lock"].record_path).outcome == "ok"
+
+
+def test_ctrl_c_ends_the_run_frees_the_site_and_the_next_run_says_so(site):
+    """An operator's Ctrl-C: the terminal sends SIGINT to the whole foreground process group."""
+    first = start(site)
+    holder = wait_for_holder(site, first)
+    assert holder.started, "the lock record must say when the run started"
+    rc, output = finish(start(site, "-e", "hold_seconds=0"))
+    started = datetime.datetime.fromtimestamp(holder.started, datetime.UTC).strftime("started %Y-%m-%d %H:%M:%S UTC")
+    assert rc == 2 and f"pid {first.pid}" in output and started in " ".join(output.split()), output
+    os.killpg(first.pid, signal.SIGINT)
+    rc, output = finish(first, seconds=60)
+    assert rc != 0 and "Work for a while" in output, output
+    deadline = time.monotonic() + 30
+    while run_lock.processes_holding(site["lock"].path):
+        assert time.monotonic() < deadline, "a process of the interrupted run still holds the lock"
+        time.sleep(0.2)
+    rc, output = finish(start(site, "-e", "hold_seconds=0"))
+    assert rc == 0, output
+    assert "did not finish" in output or "interrupted" in output, output
     assert run_lock.read_holder(site["lock"].record_path).outcome == "ok"
 
 
