@@ -31,7 +31,8 @@ if not isinstance(result, dict) or result.get("exit_code") not in (0, 1, 2):
     print(f"==> {name}: the run stopped before its result (ansible-playbook exited {playbook_rc}): could not check", file=sys.stderr)
     sys.exit(2)
 verdicts = {"verification": {0: "pass", 1: "a check failed", 2: "could not check everything"},
-            "drift": {0: "nothing drifted", 1: "drifted from the site model", 2: "could not check everything"}}
+            "drift": {0: "nothing drifted", 1: "drifted from the site model", 2: "could not check everything"},
+            "acceptance": {0: "the reads meet the demand", 1: "the data path falls short", 2: "could not measure everything"}}
 verdict = verdicts.get(section, {}).get(result["exit_code"], str(result["exit_code"]))
 print(f"==> {name}: {verdict} (exit {result['exit_code']}); result: {report}")
 sys.exit(result["exit_code"])

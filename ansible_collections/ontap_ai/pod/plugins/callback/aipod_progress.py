@@ -74,13 +74,14 @@ options:
 import datetime
 import json
 import os
+import re
 import sys
 import time
 
 from ansible import context
 from ansible.plugins.callback import CallbackBase
 
-LAYERS = ("validate", "switches", "storage", "compute", "kubernetes", "trident", "verify")
+LAYERS = ("validate", "switches", "storage", "compute", "kubernetes", "trident", "verify", "acceptance")
 # Exit status of a run the callback ends before its first play (a site model file over the
 # loader's budget); Ansible's own for a failed host is 2.
 REFUSED_EXIT_CODE = 2
@@ -371,8 +372,16 @@ class CallbackModule(CallbackBase):
             return None
         layers = {name: {k: (sorted(v) if isinstance(v, set) else v) for k, v in self._layers[name].items() if k != "since"}
                   for name in self._order}
+        sections = dict(self._sections)
+        # A section's picture goes beside the report as <section>.svg; the JSON names the file.
+        for key, section in self._sections.items():
+            if isinstance(section, dict) and isinstance(section.get("svg"), str):
+                picture = f"{re.sub(r'[^A-Za-z0-9_-]', '_', key)}.svg"
+                with open(os.path.join(self._run_dir, picture), "w", encoding="utf-8") as handle:
+                    handle.write(section["svg"])
+                sections[key] = {**{k: v for k, v in section.items() if k != "svg"}, "svg_file": picture}
         data = {"playbook": self._playbook, "inventory": self._inventory, "ok": ok, "seconds": round(elapsed, 1),
-                "layers": layers, "failures": self._failures, "resolved": self._resolved, **self._sections}
+                "layers": layers, "failures": self._failures, "resolved": self._resolved, **sections}
         with open(os.path.join(self._run_dir, "report.json"), "w", encoding="utf-8") as handle:
             json.dump(data, handle, indent=2, default=str)
         markdown = self._markdown(data)
@@ -423,7 +432,10 @@ class CallbackModule(CallbackBase):
             out.append("")
         for section in data.values():
             if isinstance(section, dict) and isinstance(section.get("title"), str) and isinstance(section.get("markdown"), str):
-                out += [f"## {section['title']}", "", section["markdown"], ""]
+                out += [f"## {section['title']}", ""]
+                if isinstance(section.get("svg_file"), str):
+                    out += [f"![{section['title']}]({section['svg_file']})", ""]
+                out += [section["markdown"], ""]
         run_lock = data.get("run_lock") or {}
         previous = run_lock.get("previous_run") or {}
         if previous.get("interrupted") or data["resolved"]:
