@@ -42,6 +42,8 @@ INVENTORY = ROOT / "inventories" / "lab" / "hosts.yml"
 SITE = [str(VENV_BIN / "ansible-playbook"), "-i", str(INVENTORY), "playbooks/site.yml",
         "-e", f"dgx_node_network_rollback_seconds={ROLLBACK}"]
 TASK_LINE = "TASK ["
+# The sweep's run reports stay apart from reports/, which other runs on this machine also update.
+REPORTS = ROOT / ".lab" / "kill-sweep" / "reports"
 
 
 def podman_env() -> dict:
@@ -61,9 +63,10 @@ def on_host(container: str, *command: str) -> subprocess.CompletedProcess:
 
 def run(log: Path) -> dict:
     started = time.monotonic()
-    result = subprocess.run(SITE, cwd=ROOT, env=environment(), capture_output=True, text=True, timeout=3600)
+    result = subprocess.run(SITE, cwd=ROOT, env=environment(AIPOD_REPORT_ROOT=str(REPORTS)), capture_output=True, text=True,
+                            timeout=3600)
     log.write_text(result.stdout + result.stderr)
-    report = json.loads((ROOT / "reports" / "latest" / "report.json").read_text())
+    report = json.loads((REPORTS / "latest" / "report.json").read_text())
     return {"rc": result.returncode, "seconds": round(time.monotonic() - started, 1),
             "changed": sum(counts["changed"] for counts in recap(result.stdout).values()),
             "verification": (report.get("verification") or {}).get("exit_code"),
@@ -74,7 +77,8 @@ def run(log: Path) -> dict:
 
 def killed_run(task_index: int, log: Path, how: signal.Signals = signal.SIGKILL) -> dict:
     """site.yml's process group sent `how` (SIGKILL or SIGINT) when its task number task_index starts."""
-    process = subprocess.Popen(SITE, cwd=ROOT, env=environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    process = subprocess.Popen(SITE, cwd=ROOT, env=environment(AIPOD_REPORT_ROOT=str(REPORTS)), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT,
                                text=True, start_new_session=True)
     lines, seen, task = [], 0, ""
     for line in process.stdout:
