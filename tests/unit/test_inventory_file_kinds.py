@@ -48,6 +48,19 @@ def test_a_link_to_a_system_file_is_refused_and_its_content_never_shown(sample, 
     assert [name for name, _message in refusals(sample)] == ["shadow.yml"]
 
 
+def test_a_password_file_copied_in_is_refused_without_its_lines(sample):
+    """A regular file in group_vars that is not a vars file parses into keys that are its lines."""
+    (sample / "group_vars" / "all" / "shadow.yml").write_text(
+        "root:$y$j9T$secret-hash:19000:0:99999:7:::\nsecret line with spaces: x\ndaemon: '*'\n")
+    site = load_site(str(sample))
+    found = [f for f in site.findings if f.location.file.endswith("shadow.yml")]
+    shown = " ".join(f"{f.message} {f.hint} {f.location}" for f in site.findings)
+    assert "secret-hash" not in shown and "19000" not in shown and "secret line" not in shown
+    assert [f.rule for f in found] == ["unknown-key"] * 3
+    assert "is not a variable name (41 characters, not shown)" in found[0].message
+    assert "unknown top-level key 'daemon'" in found[2].message       # a name is still named
+
+
 def test_a_link_to_another_inventorys_vars_file_is_read(sample, tmp_path):
     """Sites and test scenarios share model files by linking them (molecule/compute links the lab's)."""
     shared = tmp_path / "shared" / "group_vars" / "all"

@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from .characters import shown_key
 from .findings import Finding, Location
 from .yamlload import Budget, Decryptor, VaultValue, YamlProblem, YamlRefused, envelope_vault_id, is_vault_file, load_with_lines
 
@@ -589,9 +590,11 @@ def _collect_keys(site: Site, vars_file: VarsFile, role_options: dict[str, set[s
             option for options in (role_options or {}).values() for option in options
         )
         close = difflib.get_close_matches(key_text, candidates, n=1, cutoff=0.75)
+        shown = shown_key(key_text)
         site.findings.append(_finding(
-            "unknown-key", location, (key_text,),
-            f"unknown top-level key '{key_text}' in {scope_text}",
+            "unknown-key", location, (shown,),
+            f"unknown top-level key '{shown}' in {scope_text}" if shown == key_text else
+            f"a top-level key in {scope_text} is not a variable name ({len(key_text)} characters, not shown): is this a vars file?",
             f"did you mean '{close[0]}'?" if close else
             "model keys are " + ", ".join(GLOBAL_KEYS + tuple(HOST_KEYS)) + "; role overrides start with a role name",
         ))

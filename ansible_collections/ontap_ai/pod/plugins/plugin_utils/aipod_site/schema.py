@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from .characters import shown_key
 from .findings import Finding
 from .inventory import GLOBAL_KEYS, HOST_KEYS, Site
 
@@ -143,7 +144,7 @@ def describe(error) -> tuple[str, str]:
         allowed = sorted((error.schema or {}).get("properties", {}))
         extra = _extra_key(error)
         close = difflib.get_close_matches(str(extra), allowed, n=1)
-        return (f"unknown key '{extra}'",
+        return (f"unknown key '{shown_key(extra)}'",
                 f"did you mean '{close[0]}'?" if close else f"remove it; allowed keys: {', '.join(allowed)}")
     if kind == "type":
         wanted = expected if isinstance(expected, list) else [expected]
