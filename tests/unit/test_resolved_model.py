@@ -134,3 +134,22 @@ def test_a_run_refuses_a_model_key_that_extra_vars_replace(sample_copy, password
     refused = validate(sample_copy / "hosts.yml", password_file, "-e", '{"pod": {"name": "another-pod"}}')
     findings = [line for line in refused.splitlines() if "Ansible resolves 'pod' differently" in line]
     assert findings and not any("another-pod" in line for line in findings), refused[-3000:]
+
+
+def test_a_run_refuses_settings_that_extra_vars_bring(sample_copy, password_file):
+    """Role overrides and connection settings from -e reach devices as the model does: the resolved
+    values are judged like the files' (hidden characters, connection grammars), never shown."""
+    refused = validate(sample_copy / "hosts.yml", password_file, "-e", '{"switch_nxos_qos_prefix": "AIPOD\\nreload"}',
+                       "-e", "ansible_user=ubuntu;reboot", "-e", '{"dgx_node_sysctl": {"net.core.rmem_max": "1\\u202e0"}}')
+    assert "'switch_nxos_qos_prefix' holds U+000A LINE FEED" in refused, refused[-3000:]
+    assert "'ansible_user' is not a user name" in refused
+    assert "'dgx_node_sysctl' holds U+202E RIGHT-TO-LEFT OVERRIDE" in refused
+    assert "extra vars (-e)" in refused and "reboot" not in refused.replace("'ubuntu;reboot'", "")
+    assert validate(sample_copy / "hosts.yml", password_file, "-e", "switch_nxos_qos_prefix=SITE1") == ""
+
+
+def test_settings_the_files_already_refuse_are_not_reported_twice(sample_copy, password_file):
+    (sample_copy / "group_vars" / "all" / "extra.yml").write_text("---\ndgx_node_mount_extra_options: [\"a\\tb\"]\n")
+    refused = validate(sample_copy / "hosts.yml", password_file)
+    assert "'dgx_node_mount_extra_options' holds U+0009 TAB in a value" in refused and "extra.yml" in refused, refused[-3000:]
+    assert "extra vars (-e)" not in refused        # not reported a second time as resolved from elsewhere

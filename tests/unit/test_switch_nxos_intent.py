@@ -252,3 +252,20 @@ def test_no_trunk_item_when_every_list_is_the_models(intent):
     by_name(gathered["l2_interfaces"])["port-channel10"]["trunk"]["allowed_vlans"] = "3111-3112,3101"
     assert nxos.trunk_items(intent, gathered) == []
     assert nxos.compare(intent, gathered, running_config_of(intent))["trunk_vlans"] == []
+
+
+@pytest.mark.parametrize("prefix", ["AIPOD\nreload", "AI POD", "AI?", "ÄIPOD", "", 7])
+def test_a_qos_prefix_that_is_not_one_nxos_word_is_refused(prefix):
+    plan = m.switch_plan(sample_model(), "n3232c-a")
+    with pytest.raises(ValueError, match="qos_prefix must be a letter"):
+        nxos.intent(plan, {"qos_prefix": prefix})
+
+
+@pytest.mark.parametrize("text", ["dgx01\nreload", "dgx01 ?", "dgx\u202e10", "dgx\u00a0"])
+def test_text_that_slipped_past_validation_is_never_rendered(text):
+    """The second wall: a plan built without validation still sends nothing that NX-OS would read
+    as another line, a help request or a character it does not show."""
+    plan = copy.deepcopy(m.switch_plan(sample_model(), "n3232c-a"))
+    plan["ports"][0]["description"] = text
+    with pytest.raises(ValueError, match=r"would send NX-OS a text holding U\+"):
+        nxos.intent(plan)

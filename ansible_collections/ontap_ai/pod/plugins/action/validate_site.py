@@ -9,7 +9,7 @@ from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run.vault import run_decryptor
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.resolved import AnsibleView, model_keys
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.resolved import AnsibleView, is_setting, model_keys
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import COLLECTION_ROOT, validate_site
 
 DOCUMENTATION = "see plugins/modules/validate_site.py"
@@ -31,7 +31,8 @@ class ActionModule(ActionBase):
             check_files=bool(args.get("check_files", True)),
             files_dir=args.get("files_dir") or None,
             # Validate what Ansible runs: an exported inventory must give Ansible the hosts it lists.
-            ansible_view=None if args.get("inventory") else self._ansible_view(task_vars),
+            ansible_view=None if args.get("inventory") else self._ansible_view(
+                task_vars, sorted(os.listdir(args.get("roles_dir") or os.path.join(COLLECTION_ROOT, "roles")))),
             # The validator runs an inventory script only where this run's Ansible would run one.
             run_scripts=any(name.rsplit(".", 1)[-1] == "script" for name in C.INVENTORY_ENABLED),
         )
@@ -55,14 +56,16 @@ class ActionModule(ActionBase):
         return to_text(sources[0])
 
     @staticmethod
-    def _ansible_view(task_vars):
-        """The hosts Ansible read and, per host, the model keys as it resolves them (hostvars)."""
+    def _ansible_view(task_vars, role_names):
+        """The hosts Ansible read and, per host, the model keys and the settings (role overrides,
+        connection settings) as it resolves them (hostvars, extra vars included)."""
         hosts = [to_text(host) for host in (task_vars.get("groups") or {}).get("all") or []]
         hostvars = task_vars.get("hostvars") or {}
-        values = {}
+        values, settings = {}, {}
         for host in hosts:
             resolved = hostvars[host]
             values[host] = {key: resolved[key] for key in model_keys() if key in resolved}
-        return AnsibleView(hosts=hosts, values=values,
+            settings[host] = {to_text(key): resolved[key] for key in list(resolved.keys()) if is_setting(to_text(key), role_names)}
+        return AnsibleView(hosts=hosts, values=values, settings=settings,
                            sources=tuple(to_text(source) for source in task_vars.get("ansible_inventory_sources") or []),
                            ignore_exts=tuple(C.INVENTORY_IGNORE_EXTS), ignore_patterns=tuple(C.INVENTORY_IGNORE_PATTERNS))

@@ -15,7 +15,8 @@ class-default included, and `mtu` on every interface.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .model import UNUSED_DESCRIPTION
@@ -47,9 +48,16 @@ def _options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     return merged
 
 
+# A class-map or policy-map name NX-OS takes as one word.
+POLICY_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")
+
+
 def policy_names(options: Mapping[str, Any] | None = None) -> dict[str, str]:
     """Names of the class-maps and policy-maps the role owns."""
     prefix = _options(options)["qos_prefix"]
+    if not isinstance(prefix, str) or not POLICY_PREFIX.fullmatch(prefix):
+        raise ValueError(f"qos_prefix must be a letter then up to 39 letters, digits, '_' or '-' "
+                         f"({len(str(prefix))} characters given, not shown)")
     return {
         "roce_class": f"{prefix}-ROCE",
         "cnp_class": f"{prefix}-CNP",
@@ -265,7 +273,29 @@ def intent(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) ->
         "released": plan.get("released") or {"ports": [], "port_channels": []},
     }
     result["compare_config"] = compare_config(result) + result["qos_config"] + result["port_config"]
+    problem = next(_cli_text_problems(result), None)
+    if problem:
+        raise ValueError(problem)
     return result
+
+
+def _cli_text_problems(value: Any, where: str = "intent") -> Iterator[str]:
+    """The second wall behind validation: every text the role sends to NX-OS is printable ASCII
+    without '?' (NX-OS's help key), and only the configuration blocks span lines."""
+    if isinstance(value, str):
+        lines = value.split("\n") if where.endswith(("_config", "compare_config")) else [value]
+        for line in lines:
+            bad = sorted({char for char in line if not (" " <= char <= "~") or char == "?"})
+            if bad:
+                yield (f"{where} would send NX-OS a text holding {', '.join(f'U+{ord(c):04X}' for c in bad)}; "
+                       "nothing was sent (validation refuses such text in the model)")
+                return
+    elif isinstance(value, Mapping):
+        for key, child in value.items():
+            yield from _cli_text_problems(child, f"{where}.{key}")
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _cli_text_problems(child, f"{where}[{index}]")
 
 
 def missing_lines(candidate: str, running: str) -> list[str]:

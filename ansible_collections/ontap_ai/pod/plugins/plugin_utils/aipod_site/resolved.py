@@ -32,6 +32,16 @@ class AnsibleView:
     sources: tuple[str, ...] = ()
     ignore_exts: tuple[str, ...] = ()
     ignore_patterns: tuple[str, ...] = ()
+    # host -> the role overrides and ansible_* connection settings Ansible resolved for it, whatever
+    # set them (the inventory's files, extra vars, a vars plugin): they reach devices as the model does.
+    settings: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+
+
+def is_setting(name: str, role_names: Sequence[str]) -> bool:
+    """A variable AnsibleView.settings holds: a role override or a connection setting with a grammar."""
+    from .rules.text import CONNECTION_GRAMMARS
+
+    return name in CONNECTION_GRAMMARS or any(name.startswith(f"{role}_") for role in role_names)
 
 
 def model_keys() -> tuple[str, ...]:
@@ -174,3 +184,43 @@ def _differs(site: Site, path: tuple, differing: list[tuple[str, str]]) -> Findi
     return Finding("ansible-resolved", "error", path,
                    f"Ansible resolves '{path[-1]}' differently from this file ({'; '.join(parts)}): it is also set by a source "
                    "the validator does not read", SOURCES_HINT, site.locate(path))
+
+
+def resolved_settings(view: AnsibleView, already: Sequence[Finding], hosts_file: str) -> list[Finding]:
+    """Hidden characters and connection grammars in the settings as Ansible resolved them, for every
+    variable the files' own checks did not already refuse: extra vars (-e) and vars plugins set text
+    that never was in a file. Values are never shown."""
+    from .characters import hidden_characters
+    from .rules.text import CONNECTION_GRAMMARS, TEMPLATE_MARK
+
+    refused = {str(f.path[2]) for f in already
+               if f.rule in ("hidden-character", "connection-setting") and len(f.path) > 2 and f.path[0] in ("hosts", "groups")}
+    findings: list[Finding] = []
+    reported: set[tuple[str, str]] = set()
+    origin = "it was not in the inventory's files as Ansible resolved it: extra vars (-e), a vars plugin or another source set it"
+    for host in sorted(view.settings):
+        for name, value in sorted(view.settings[host].items()):
+            if name in refused or (name, "any") in reported:
+                continue
+            problem = None
+            texts = [value] if isinstance(value, str) else [text for _where, text, _key in _strings_of(value)]
+            hidden = sorted({label for text in texts for label in hidden_characters(text)})
+            grammar = CONNECTION_GRAMMARS.get(name)
+            if hidden:
+                problem = (f"'{name}' holds {', '.join(hidden)} for host {host}; {origin}", "write it as one line of visible characters")
+            elif grammar is not None and value is not None and not isinstance(value, bool):
+                text = str(value) if isinstance(value, (str, int)) else None
+                if text is None or (not TEMPLATE_MARK.search(text) and not grammar[0].fullmatch(text)):
+                    problem = (f"'{name}' is not {grammar[1]} for host {host}; {origin}",
+                               f"give {grammar[1]}, with no spaces, quotes or shell characters")
+            if problem:
+                reported.add((name, "any"))
+                findings.append(Finding("hidden-character" if hidden else "connection-setting", "error", ("hosts", host, name),
+                                        problem[0], problem[1], Location(hosts_file)))
+    return findings
+
+
+def _strings_of(value: Any):
+    from .rules.text import _strings
+
+    return _strings(value, ())
