@@ -108,6 +108,48 @@ def test_the_alias_bomb_is_refused_by_the_validation_run_within_bounds(bombed_sa
     print(f"ansible-playbook validate.yml: {shown}")
 
 
+def _hostile_sources(root):
+    """An inventory per source Ansible itself would choke on before any validation runs."""
+    cases = {}
+    big = root / "big"
+    shutil.copytree(SAMPLE, big)
+    (big / "hosts.yml").write_text("---\nall:\n  children:\n" + "".join(
+        f"    g{i}:\n      hosts:\n        h{i}:\n" for i in range(420_000)))
+    cases["a 17 MB hosts.yml"] = (big / "hosts.yml", "more than the 8,388,608 a file of the site model may hold")
+    deep = root / "deep"
+    shutil.copytree(SAMPLE, deep)
+    (deep / "hosts.yml").write_text("all:\n  vars:\n    x: " + "[" * 30_000 + "]" * 30_000 + "\n  hosts:\n    dgx01:\n")
+    cases["hosts.yml nested 30,000 deep"] = (deep / "hosts.yml", "nested more than 64 levels deep")
+    fifo = root / "fifo"
+    shutil.copytree(SAMPLE, fifo)
+    os.mkfifo(fifo / "extra")
+    cases["a FIFO in the inventory directory"] = (fifo, "extra: refused: a FIFO, not a regular file")
+    large = root / "large"
+    shutil.copytree(SAMPLE, large)
+    (large / "more.ini").write_text("[dgx]\n" + "".join(f"x{i}\n" for i in range(1_200_000)))
+    cases["a 10 MB INI file beside hosts.yml"] = (large, "more.ini: refused:")
+    return cases
+
+
+def test_inventory_sources_ansible_would_choke_on_are_refused_unread_within_bounds(tmp_path):
+    """The guard inventory plugin judges every source, and every entry of a directory source, before
+    Ansible's yaml and ini plugins read it; the progress callback refuses the run before its first play."""
+    password = tmp_path / "sample-vault-password"
+    password.write_bytes(SAMPLE_VAULT_PASSWORD)
+    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp"),
+               ANSIBLE_HOME=str(tmp_path / "home"), AIPOD_REPORT_ROOT=str(tmp_path / "reports"))
+    for case, (source, expected) in _hostile_sources(tmp_path).items():
+        figures = measured(os.path.join(BIN, "ansible-playbook"), "-i", str(source), "--vault-id", f"sample@{password}",
+                           "playbooks/validate.yml", env=env)
+        shown = {k: v for k, v in figures.items() if k != "output"}
+        output = figures["output"]
+        assert figures["rc"] == 2, (case, output)
+        assert expected in output and "REFUSED" in output and "nothing was run" in output, (case, output)
+        assert "Traceback" not in output, (case, output)
+        assert figures["seconds"] <= MAX_SECONDS and figures["peak_mb"] <= MAX_PEAK_MB, (case, shown)
+        print(f"{case}: {shown}")
+
+
 def test_an_alias_is_indexed_once_and_located_where_it_is_used():
     data, lines, _duplicates = load_with_lines("base: &b {x: [1, 2], y: 3}\nuse1: *b\nuse2: *b\n")
     assert data["use2"]["x"] == [1, 2]

@@ -191,8 +191,11 @@ def main() -> None:
     fio = module.get_bin_path("fio")
     if module.check_mode or not fio:
         reason = "check mode: nothing measured" if fio else "fio is not installed on this host (install the fio package)"
-        extra = {"fio": {p: acceptance.fio_argv("fio", p, params["duration"], params["size_mb"], params["jobs"],
-                                                 params["iodepth"], params["block_kb"]) for p in params["phases"]}}
+        commands = {}
+        for phase in params["phases"]:
+            commands[phase] = acceptance.fio_argv("fio", phase, params["duration"], params["size_mb"], params["jobs"],
+                                                  params["iodepth"], params["block_kb"])
+        extra = {"fio": commands}
         module.exit_json(changed=False, measured=False, reason=reason, mounts=results, leftovers=[], **extra)
 
     leftovers, ready = [], []

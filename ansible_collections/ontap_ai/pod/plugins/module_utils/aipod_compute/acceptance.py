@@ -78,8 +78,8 @@ def parse_mountstats(text: str) -> dict[str, dict[str, Any]]:
     for line in text.splitlines():
         if line.startswith("device "):
             current = None
-            head, _, rest = line[len("device "):].partition(" mounted on ")
-            point, _, tail = rest.rpartition(" with fstype ")
+            head, _sep, rest = line[len("device "):].partition(" mounted on ")
+            point, _sep, tail = rest.rpartition(" with fstype ")
             fstype = tail.split()[0] if tail.split() else ""
             if fstype.startswith("nfs"):
                 current = {"device": head, "fstype": fstype, "addr": None, "read_bytes": 0, "write_bytes": 0,

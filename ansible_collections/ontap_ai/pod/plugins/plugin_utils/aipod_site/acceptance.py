@@ -17,6 +17,8 @@ JUDGED_PHASE = "seqread"
 # A LIF or node carrying more than this many times its fair share gets a warning (with two nodes,
 # 1.5 times is three quarters of the reads on one).
 IMBALANCE_FACTOR = 1.5
+# What the report keeps of each phase dgx_acceptance measured.
+FIGURES = ("mb_s", "iops", "lat_mean_ms", "lat_p99_ms", "read_bytes", "write_bytes", "transports_used", "transports_total")
 
 
 def targets(mounts: list[Mapping[str, Any]], checks: list[Mapping[str, Any]] | None) -> list[dict]:
@@ -81,13 +83,11 @@ def verdict(model: Mapping[str, Any], hosts: Mapping[str, Mapping[str, Any]]) ->
             mount = measured_mounts.get(target["path"]) or {}
             phases = mount.get("phases") or {}
             judged = phases.get(JUDGED_PHASE) or {}
+            figures = {name: {k: phase.get(k) for k in FIGURES} for name, phase in phases.items()}
+            missing = None if result else (entry.get("error") or "the test did not run on this host")
             row = {"host": host, "path": target["path"], "lif": target["lif"], "lif_name": target["lif_name"],
-                   "node": target["node"], "measured": bool(mount.get("measured")),
-                   "phases": {name: {k: phase.get(k) for k in ("mb_s", "iops", "lat_mean_ms", "lat_p99_ms", "read_bytes",
-                                                                "write_bytes", "transports_used", "transports_total")}
-                              for name, phase in phases.items()},
-                   "reason": target["reason"] or mount.get("reason") or (None if result else (entry.get("error") or
-                                                                                           "the test did not run on this host"))}
+                   "node": target["node"], "measured": bool(mount.get("measured")), "phases": figures,
+                   "reason": target["reason"] or mount.get("reason") or missing}
             rows.append(row)
             if not target["healthy"] and target.get("verified", True):
                 shortfalls.append(f"{host} {target['path']}: {target['reason']}; not measured")

@@ -139,6 +139,17 @@ def load_with_lines(text: str, budget: Budget | None = None,
     return data, lines, duplicates
 
 
+def check_budget(text: str, budget: Budget | None = None) -> int:
+    """The number of values `text` expands to, without building it; YamlRefused when it is over the
+    budget (size, values, aliases or depth). Invalid YAML is left to whoever parses it next."""
+    budget = budget if budget is not None else Budget()
+    budget.check_size(len(text))
+    try:
+        return _measure(text, budget)
+    except yaml.YAMLError:
+        return 0
+
+
 _SCALAR = yaml.ScalarEvent
 _ALIAS = yaml.AliasEvent
 _COLLECTION_START = (yaml.SequenceStartEvent, yaml.MappingStartEvent)

@@ -1,0 +1,53 @@
+"""Inventory plugin: keep Ansible from reading an inventory source it cannot read safely."""
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+name: guard
+version_added: "1.1.0"
+short_description: Refuse an inventory source that is too large, not a regular file or nested too deep, unread
+description:
+  - Listed first in C(enable_plugins) (the project's C(ansible.cfg)), so that it judges every inventory source, and each
+    entry of a directory source, before the C(yaml) and C(ini) plugins read it.
+  - It claims only a source that is not safe to read - a FIFO or device (reading blocks or never ends), a file over
+    8 MiB, or YAML that expands to more values, aliases or nesting than the site model's own files may hold (nesting
+    thousands of levels deep crashes Python's YAML parser). The same limits bound the site model's files.
+  - A claimed source is not parsed. The plugin says why, and the C(ontap_ai.pod.aipod_progress) callback ends the run
+    before its first play, exit status 2, naming the source. Every other source is left to the next plugin.
+author: ONTAP AI pod bundle contributors (!UNKNOWN)
+"""
+
+EXAMPLES = r"""
+# ansible.cfg
+# [inventory]
+# enable_plugins = ontap_ai.pod.guard, ansible.builtin.host_list, ansible.builtin.yaml, ansible.builtin.ini
+"""
+
+from ansible.plugins.inventory import BaseInventoryPlugin
+from ansible.utils.display import Display
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import sources
+
+display = Display()
+
+
+class InventoryModule(BaseInventoryPlugin):
+    NAME = "ontap_ai.pod.guard"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._why: dict[str, str] = {}
+
+    def verify_file(self, path: str) -> bool:
+        why = sources.unsafe_source(path)
+        if why is None:
+            return False
+        self._why[path] = why
+        return True
+
+    def parse(self, inventory, loader, path, cache=True) -> None:
+        super().parse(inventory, loader, path, cache)
+        why = self._why.get(path) or sources.unsafe_source(path) or f"{path}: refused"
+        if (path, why) not in sources.REFUSED:
+            sources.REFUSED.append((path, why))
+        display.warning(f"inventory source refused, not read: {why}")

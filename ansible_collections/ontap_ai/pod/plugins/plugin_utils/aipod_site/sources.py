@@ -1,0 +1,40 @@
+"""Inventory sources Ansible must not read: the guard inventory plugin's judgement.
+
+Ansible parses its inventory before any playbook, callback or validation runs, with loaders that
+have no bound: a 50 MB hosts file takes minutes and gigabytes, a FIFO blocks for ever, and YAML
+nested thousands of levels deep crashes the interpreter. The same limits as the site model's own
+files apply to every inventory source (aipod_site.yamlload.Budget).
+"""
+from __future__ import annotations
+
+import os
+import stat
+
+from .inventory import _read_text
+from .yamlload import Budget, YamlRefused, check_budget
+
+YAML_EXTENSIONS = (".yml", ".yaml", ".json")
+
+# (path, why) of what the guard refused in this process; the progress callback stops the run with it.
+REFUSED: list[tuple[str, str]] = []
+
+
+def unsafe_source(path: str) -> str | None:
+    """Why Ansible must not read the inventory source `path`, or None (directories are judged entry by entry)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISDIR(mode):
+        return None
+    budget = Budget()
+    try:
+        text = _read_text(path, budget)
+        if path.endswith(YAML_EXTENSIONS):
+            check_budget(text, budget)
+    except YamlRefused as refusal:
+        where = f"{path}:{refusal.line}" if refusal.line else path
+        return f"{where}: {refusal} ({refusal.hint})"
+    except (OSError, UnicodeDecodeError):
+        return None  # Ansible's own plugins report what they cannot read
+    return None
