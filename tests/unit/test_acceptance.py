@@ -209,3 +209,18 @@ def test_targets_without_verification_are_not_healthy(model):
     targets = acceptance.targets(mounts, checks)
     assert targets[0]["reason"].startswith("verification did not find") and targets[1]["healthy"]
     assert copy.deepcopy(targets) == targets
+
+
+def test_a_mount_that_fails_the_test_falls_short_and_fio_missing_is_incomplete(model):
+    mounts = plans(model)["dgx01"]
+    targets = acceptance.targets(mounts, healthy_checks(mounts))
+    failed = measured(mounts, 2000.0)
+    failed["mounts"][mounts[1]["path"]] = {"lif": mounts[1]["server"], "measured": False, "phases": {},
+                                           "reason": f"{mounts[1]['path']}: Input/output error"}
+    result = acceptance.verdict(model, {"dgx01": {"targets": targets, "result": failed}})
+    assert result["exit_code"] == 1 and f"dgx01 {mounts[1]['path']}: {mounts[1]['path']}: Input/output error" in result["shortfalls"]
+    no_fio = {"measured": False, "reason": "fio is not installed on this host (install the fio package)",
+              "mounts": {m["path"]: {"lif": m["server"], "measured": False, "phases": {}} for m in mounts}}
+    result = acceptance.verdict(model, {"dgx01": {"targets": targets, "result": no_fio}})
+    assert result["exit_code"] == 2 and result["shortfalls"] == [] and len(result["not_measured"]) == 2
+    assert all("fio is not installed" in line for line in result["not_measured"])

@@ -9,7 +9,6 @@ DGX VM (the `phase` fixture; pytest runs all tests of one phase before the next)
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import shlex
 import subprocess
@@ -24,23 +23,17 @@ from project_paths import COLLECTION, REPO
 
 sys.path.insert(0, str(REPO / "lab" / "vms"))
 
+from vm_support import DGX, SCENARIO, SSH_CONFIG, playbook, ssh  # noqa: E402
 from vmlab import datapath  # noqa: E402
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as site_model  # noqa: E402
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site  # noqa: E402
 
-SCENARIO = pathlib.Path(__file__).resolve().parents[1]
-LAB_DIR = pathlib.Path(os.environ.get("AIPOD_LAB_DIR", REPO / ".lab")) / "vms"
-SSH_CONFIG = str(LAB_DIR / "ssh_config")
-DGX, REFUSED, STORAGE = "dgx01", "stranger01", "storage"
+REFUSED, STORAGE = "stranger01", "storage"
 # What aipod_mount_plan gives dgx01 (position 0 of the DGX hosts): the storage-a LIF of each node.
 EXPECTED_MOUNTS = {"/mnt/data": ("172.31.241.101:/data", "4.1"), "/mnt/home": ("172.31.241.102:/home_vol", "3")}
 ROLE_DEFAULTS = yaml.safe_load((COLLECTION / "roles" / "dgx_node" / "defaults" / "main.yml").read_text())
 REBOOT_TIMEOUT = 900  # seconds; a reboot under TCG on a busy 2-core machine takes minutes
-
-
-def ssh(vm: str, command: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(["ssh", "-F", SSH_CONFIG, vm, command], capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture(scope="session")
@@ -67,17 +60,6 @@ def dgx():
 @pytest.fixture(scope="session")
 def storage():
     return testinfra.get_host(f"ssh://{STORAGE}", ssh_config=SSH_CONFIG)
-
-
-def playbook(name: str, *extra: str) -> tuple[subprocess.CompletedProcess, float]:
-    """ansible-playbook on molecule's inventory of this scenario (its environment: config, vault)."""
-    inventory = os.path.dirname(os.environ["MOLECULE_INVENTORY_FILE"])
-    env = dict(os.environ, ANSIBLE_CALLBACK_RESULT_FORMAT="json", ANSIBLE_CALLBACK_FORMAT_PRETTY="false",
-               ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0", ANSIBLE_CACHE_PLUGIN="memory")
-    started = time.monotonic()
-    run = subprocess.run([str(pathlib.Path(sys.executable).with_name("ansible-playbook")), "-i", inventory,
-                          str(SCENARIO / name), *extra], capture_output=True, text=True, env=env, cwd=REPO, timeout=1800)
-    return run, time.monotonic() - started
 
 
 def boot_id(vm: str) -> str | None:

@@ -84,7 +84,7 @@ def verdict(model: Mapping[str, Any], hosts: Mapping[str, Mapping[str, Any]]) ->
             phases = mount.get("phases") or {}
             judged = phases.get(JUDGED_PHASE) or {}
             figures = {name: {k: phase.get(k) for k in FIGURES} for name, phase in phases.items()}
-            missing = None if result else (entry.get("error") or "the test did not run on this host")
+            missing = result.get("reason") if result else (entry.get("error") or "the test did not run on this host")
             row = {"host": host, "path": target["path"], "lif": target["lif"], "lif_name": target["lif_name"],
                    "node": target["node"], "measured": bool(mount.get("measured")), "phases": figures,
                    "reason": target["reason"] or mount.get("reason") or missing}
@@ -93,7 +93,12 @@ def verdict(model: Mapping[str, Any], hosts: Mapping[str, Mapping[str, Any]]) ->
                 shortfalls.append(f"{host} {target['path']}: {target['reason']}; not measured")
                 continue
             if not row["measured"]:
-                not_measured.append(f"{host} {target['path']}: {row['reason'] or 'not measured'}")
+                # The test ran on the host and this mount failed it (an I/O error, not mounted, too full):
+                # the data path falls short. Without a reason of its own (fio missing, check mode), it was not measured.
+                if result is not None and mount.get("reason"):
+                    shortfalls.append(f"{host} {target['path']}: {mount['reason']}")
+                else:
+                    not_measured.append(f"{host} {target['path']}: {row['reason'] or 'not measured'}")
                 continue
             host_measured = True
             total += float(judged.get("mb_s") or 0)
