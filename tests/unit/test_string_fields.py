@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 
+import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from project_paths import LAB, LAB_VAULT_PASSWORD, SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
+from project_paths import COLLECTION, LAB, LAB_VAULT_PASSWORD, SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import GLOBAL_KEYS, HOST_KEYS, load_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rules.context import Context
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rules.text import no_hidden_characters
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import check_model
 
 DECRYPT = make_decryptor(SAMPLE_VAULT_PASSWORD, LAB_VAULT_PASSWORD)
@@ -132,3 +136,108 @@ def test_free_text_reaches_the_topology_picture_only_escaped(tmp_path):
     if shutil.which("dot"):  # Graphviz reads it back as one label: no node 'evil' appears
         rendered = subprocess.run(["dot", "-Tsvg"], input=graph, capture_output=True, text=True, check=True).stdout
         assert "<title>evil</title>" not in rendered and "<title>dgx01</title>" in rendered
+
+
+# ---------------------------------------------------------------------------- every field of the schemas
+SCHEMAS = {name: json.loads((COLLECTION / "schemas" / f"{name}.schema.json").read_text()) for name in ("site", "host")}
+# The only string definitions without a grammar: free text for people and hardware names, NFS mount
+# options (their form is the rule mount-options'), switch port descriptions (the rules hidden-character
+# and switch-text judge them per platform, with messages that name the character), and vaulted
+# secrets (never rendered as text).
+FREE_DEFS = {"#/$defs/text", "#/$defs/mount_option"}
+FREE_PATHS = {"patternProperties/^vault_[a-z0-9_]+$", "$defs/switch/properties/ports/items/properties/description",
+              "$defs/switch/properties/port_channels/items/properties/description"}
+
+
+def string_leaves(schema: dict) -> list[tuple[str, dict]]:
+    """(where, subschema) of every string-typed subschema of a schema, $refs left as they are."""
+    found = []
+
+    def walk(node, where):
+        if not isinstance(node, dict):
+            return
+        kinds = node.get("type") if isinstance(node.get("type"), list) else [node.get("type")]
+        if "string" in kinds or "$ref" in node:
+            found.append((where, node))
+        for key in ("properties", "patternProperties", "$defs"):
+            for name, child in (node.get(key) or {}).items():
+                walk(child, f"{where}/{key}/{name}" if where else f"{key}/{name}")
+        for key in ("items", "additionalProperties"):
+            walk(node.get(key), f"{where}/{key}")
+        for key in ("oneOf", "anyOf", "allOf"):
+            for index, child in enumerate(node.get(key) or []):
+                walk(child, f"{where}/{key}/{index}")
+
+    walk(schema, "")
+    return found
+
+
+@pytest.mark.parametrize("schema_name", sorted(SCHEMAS))
+def test_every_string_field_of_the_schemas_has_a_grammar_or_is_declared_free_text(schema_name):
+    schema = SCHEMAS[schema_name]
+    ungoverned = []
+    for where, node in string_leaves(schema):
+        if "$ref" in node:
+            continue
+        if any(key in node for key in ("pattern", "format", "enum", "const")):
+            continue
+        definition = "#/" + where if where.startswith("$defs/") else None
+        if definition in FREE_DEFS or where in FREE_PATHS:
+            continue
+        ungoverned.append(where)
+    assert not ungoverned, f"string fields with no grammar: {ungoverned}"
+
+
+@pytest.mark.parametrize("schema_name", sorted(SCHEMAS))
+def test_every_grammar_of_the_schemas_refuses_a_line_break_inside(schema_name):
+    """JSON Schema patterns are searched, and Python's '$' also matches before a final newline: the
+    schema refuses a break inside the text, and the rule hidden-character every hidden character
+    anywhere (the next test)."""
+    schema = SCHEMAS[schema_name]
+    for where, node in string_leaves(schema):
+        if "pattern" not in node:
+            continue
+        validator = jsonschema.Draft202012Validator({**node, "$defs": schema.get("$defs", {})})
+        for hostile in ("a\nb", "a\rb", "\nab"):
+            assert not validator.is_valid(hostile), (where, node["pattern"], hostile)
+
+
+def _nested():
+    text = st.text(alphabet="abcdefghij-._/0123456789", min_size=1, max_size=12)
+    keys = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=10)
+    return st.recursive(text, lambda children: st.lists(children, min_size=1, max_size=3)
+                        | st.dictionaries(keys, children, min_size=1, max_size=3), max_leaves=12)
+
+
+def _leaves(value, path=()):
+    if isinstance(value, str):
+        yield path
+    elif isinstance(value, dict):
+        for key, child in value.items():
+            yield from _leaves(child, path + (key,))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _leaves(child, path + (index,))
+
+
+@settings(max_examples=150, deadline=None)
+@given(key=st.sampled_from(GLOBAL_KEYS + tuple(HOST_KEYS)), value=_nested(), hidden=HIDDEN, pick=st.integers(min_value=0))
+def test_the_hidden_character_rule_reaches_every_string_wherever_the_model_holds_it(key, value, hidden, pick):
+    """Also fields no sample fills, and shapes no schema allows: the rule walks the whole model."""
+    site = SITES["sample"]
+    model = copy.deepcopy(site.model)
+    if key in HOST_KEYS:
+        model["hosts"]["dgx01"][key] = value
+        base = ("hosts", "dgx01", key)
+    else:
+        model[key] = value
+        base = (key,)
+    leaves = list(_leaves(value))
+    target = leaves[pick % len(leaves)]
+    parent = model
+    for part in (base + target)[:-1]:
+        parent = parent[part]
+    parent[(base + target)[-1]] = parent[(base + target)[-1]] + hidden
+    ctx = Context(dataclasses.replace(site, model=model), check_files=False)
+    no_hidden_characters(ctx)
+    assert any(tuple(finding.path) == base + target for finding in ctx.findings), (base + target, [str(f) for f in ctx.findings])
