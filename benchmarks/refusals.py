@@ -106,6 +106,27 @@ def second_inventory_file(site: Path) -> str:
     return "dgx09"
 
 
+def big_hosts_file(site: Path) -> str:
+    (site / "hosts.yml").write_text("---\nall:\n  children:\n" + "".join(
+        f"    g{i}:\n      hosts:\n        h{i}:\n" for i in range(420_000)))
+    return "hosts.yml"
+
+
+def deep_hosts_file(site: Path) -> str:
+    (site / "hosts.yml").write_text("all:\n  vars:\n    x: " + "[" * 30_000 + "]" * 30_000 + "\n  hosts:\n    dgx01:\n")
+    return "hosts.yml"
+
+
+def fifo_beside_hosts_file(site: Path) -> str:
+    os.mkfifo(site / "extra")
+    return "extra"
+
+
+def password_file_copied_in(site: Path) -> str:
+    (site / "group_vars" / "all" / "shadow.yml").write_text("root:$y$j9T$secret-hash:19000:0:99999:7:::\n")
+    return "shadow.yml"
+
+
 CASES: dict[str, Callable[[Path], str]] = {
     "alias bomb (about 500 bytes, 9^9 values)": alias_bomb,
     "50 MB vars file": fifty_megabytes,
@@ -117,7 +138,13 @@ CASES: dict[str, Callable[[Path], str]] = {
     "inline vault value for another vault id": inline_vault_other_id,
     "port-channel description holding a command": description_with_a_command,
     "second inventory file adding a host (-i directory)": second_inventory_file,
+    "17 MB hosts.yml": big_hosts_file,
+    "hosts.yml nested 30,000 levels deep": deep_hosts_file,
+    "FIFO beside hosts.yml (-i directory)": fifo_beside_hosts_file,
+    "password file copied into group_vars": password_file_copied_in,
 }
+# Cases whose inventory is given as its directory (-i <site>), so that Ansible reads every entry.
+DIRECTORY_SOURCES = (second_inventory_file, fifo_beside_hosts_file)
 
 
 def measure(site: Path, password: Path, source: Path) -> dict:
@@ -142,12 +169,13 @@ def main() -> int:
             site = Path(work) / f"case-{len(results)}" / "sample"
             shutil.copytree(SAMPLE, site)
             named = edit(site) if edit else ""
-            source = site if edit is second_inventory_file else site / "hosts.yml"
+            source = site if edit in DIRECTORY_SOURCES else site / "hosts.yml"
             figures = measure(site, password, source)
             refused = figures["rc"] != 0
             row = {"case": name, "rc": figures["rc"], "seconds": figures["seconds"], "peak_mb": figures["peak_mb"],
                    "named": bool(named) and named in figures["output"],
                    "ok": (refused and named in figures["output"] if edit else figures["rc"] == 0)
+                   and "secret-hash" not in figures["output"]
                    and figures["seconds"] <= MAX_SECONDS and figures["peak_mb"] <= MAX_PEAK_MB}
             results.append(row)
             print(f"{name:<55} rc={row['rc']} {row['seconds']:>5} s {row['peak_mb']:>6} MB "

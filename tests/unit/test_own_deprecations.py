@@ -5,6 +5,7 @@ that docs/deprecations.md lists come from collections and are allowed."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -58,10 +59,28 @@ def test_an_unlisted_deprecation_would_be_caught():
 def test_facts_a_module_sets_are_read_through_ansible_facts():
     """Core 2.21 deprecates facts injected as top-level variables (INJECT_FACTS_AS_VARS): the facts
     the bundle's modules set are read as ansible_facts.<name>, never as a bare <name>."""
-    import re
-
     bare = re.compile(r"(?<![\w.\]'])aipod_host\b")
     offenders = [f"{path.relative_to(REPO)}:{number}" for path in sorted((REPO / "ansible_collections").rglob("*.yml"))
                  for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
                  if bare.search(line.split("#", 1)[0])]
     assert offenders == []
+
+
+# The source of each warning docs/deprecations.md allows: the bundle's own code must hold none of them,
+# so an allowed text can only come from the collections the table names.
+ALLOWED_SOURCES = {
+    "ansible.module_utils._text": re.compile(r"\bansible\.module_utils\._text\b|module_utils import _text\b"),
+    "ansible.module_utils.common._collections_compat": re.compile(r"_collections_compat\b"),
+    "warnings passed to exit_json or fail_json": re.compile(r"(exit|fail)_json\([^)]*\bwarnings\s*="),
+    "a private ansible-core module": re.compile(r"\bansible\._internal\b"),
+}
+
+
+@pytest.mark.parametrize("what", sorted(ALLOWED_SOURCES))
+def test_the_bundle_s_own_code_holds_no_source_of_an_allowed_warning(what):
+    pattern = ALLOWED_SOURCES[what]
+    roots = [REPO / "ansible_collections", REPO / "scripts", REPO / "lab", REPO / "benchmarks"]
+    offenders = [f"{path.relative_to(REPO)}:{number}" for root in roots for path in sorted(root.rglob("*.py"))
+                 if "__pycache__" not in path.parts
+                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert offenders == [], f"{what}: {offenders}"
