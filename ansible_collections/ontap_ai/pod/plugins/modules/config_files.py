@@ -113,6 +113,7 @@ removed:
 import contextlib
 import os
 import tempfile
+import unicodedata
 from typing import Any
 
 from ansible.module_utils.basic import AnsibleModule
@@ -121,6 +122,19 @@ from ansible.module_utils.common.text.converters import to_bytes, to_text
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.leftovers import TEMPORARY_PREFIX, leftovers
 
 DIFF_LIMIT = 65536
+
+
+def path_problem(path: Any) -> str | None:
+    """Why a path the role hands over must not be written: the second wall behind validation's grammar
+    for paths. Absolute, normalised (no '..', '.' or '//'), and no control or invisible character."""
+    if not isinstance(path, str) or not path:
+        return "is not a path"
+    hidden = [char for char in path if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp")]
+    if hidden:
+        return "holds " + ", ".join(sorted({f"U+{ord(char):04X}" for char in hidden}))
+    if not path.startswith("/") or os.path.normpath(path) != path:
+        return "is not an absolute, normalised path"
+    return None
 
 
 def read_bytes(path: str) -> bytes | None:
@@ -196,6 +210,11 @@ def main() -> None:
     outcome: dict[str, str] = {}
     diffs: list[dict[str, str]] = []
     changed = False
+    paths = ([d["path"] for d in module.params["directories"]] + [f["dest"] for f in module.params["files"]]
+             + list(module.params["exclusive_directories"]))
+    refused = [f"{path!r} {problem}" for path in paths if (problem := path_problem(path))]
+    if refused:
+        module.fail_json(msg="refused before any change: " + "; ".join(refused))
     for directory in module.params["directories"]:
         path = directory["path"]
         if not os.path.isdir(path):
