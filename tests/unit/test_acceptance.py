@@ -32,7 +32,7 @@ device 100.127.111.101:/data mounted on /mnt/data with fstype nfs4 statvers=1.1
 \t        NULL: 1 1 0 44 24 0 0 0 0
 \t        READ: 4 4 0 608 1049088 0 3 3 0
 device 100.127.112.102:/home\\040vol mounted on /mnt/home\\040dir with fstype nfs statvers=1.1
-\topts:\trw,vers=3,proto=udp,addr=100.127.112.102
+\topts:\trw,vers=3,proto=udp
 \tbytes:\t0 0 0 0 5 6 0 0
 \txprt:\tudp 0 0 %(sends_a)d %(sends_a)d 0 0 0 0 0 0
 """
@@ -66,7 +66,7 @@ def test_mountstats_gives_bytes_and_each_transport():
     mounts = probe.parse_mountstats(stats(read=7, write=8, sends_a=10, sends_b=20))
     assert set(mounts) == {"/mnt/data", "/mnt/home dir"}
     data = mounts["/mnt/data"]
-    assert data["fstype"] == "nfs4" and data["addr"] is None and data["device"] == "100.127.111.101:/data"
+    assert data["fstype"] == "nfs4" and data["addr"] == "100.127.111.101" and data["device"] == "100.127.111.101:/data"
     assert (data["read_bytes"], data["write_bytes"]) == (7, 8)
     assert data["transports"] == [{"protocol": "tcp", "sends": 10, "recvs": 10}, {"protocol": "tcp", "sends": 20, "recvs": 20}]
     home = mounts["/mnt/home dir"]
@@ -123,7 +123,7 @@ def test_reads_that_meet_the_demand_pass(model):
     result = run(model)                                   # 2 mounts x 500 MB/s per DGX, 8 GPUs x 82 MB/s each
     assert result["exit_code"] == 0, result["shortfalls"]
     assert result["total_mb_s"] == 4000.0 and result["demand_mb_s"] == 4 * 8 * 82
-    assert result["dgx"]["dgx01"] == {"gpus": 8, "demand_mb_s": 656, "mb_s": 1000.0, "status": "pass"}
+    assert result["dgx"]["dgx01"] == {"gpus": 8, "demand_mb_s": 656, "mb_s": 1000.0, "status": "pass", "lat_mean_ms": 1.0}
     assert result["supply_mb_s"] == m.sizing(model)["supply_mb_s"] and 0 < result["supply_reached"] < 1
     assert all(lif["status"] == "pass" for lif in result["lifs"].values())
     # every DGX is spread over LIFs on both nodes
@@ -187,7 +187,7 @@ def test_the_report_section_and_picture(model):
     result = run(model, mb_s=300.0)
     text = acceptance.markdown(result)
     assert text.startswith("Result: **FAIL: the data path falls short** (exit code 1)")
-    assert "| dgx01 | 8 | 656 | 600.0 | short |" in text and "| ONTAP node | MiB read |" in text
+    assert "| dgx01 | 8 | 656 | 600.0 | 1.0 | short |" in text and "| ONTAP node | MiB read |" in text
     picture = acceptance.svg(result)
     root = ET.fromstring(picture.split("\n", 1)[1])
     rects = [e for e in root.iter("{http://www.w3.org/2000/svg}rect")]
@@ -224,3 +224,45 @@ def test_a_mount_that_fails_the_test_falls_short_and_fio_missing_is_incomplete(m
     result = acceptance.verdict(model, {"dgx01": {"targets": targets, "result": no_fio}})
     assert result["exit_code"] == 2 and result["shortfalls"] == [] and len(result["not_measured"]) == 2
     assert all("fio is not installed" in line for line in result["not_measured"])
+
+
+def test_a_host_that_cannot_mount_nfs_is_not_measured_rather_than_short(model):
+    mounts = plans(model)["dgx01"]
+    checks = [{"name": f"mount {mount['path']}", "status": "not_applicable"} for mount in mounts]
+    checks += [{"name": f"jumbo ping x -> {mount['server']}", "status": "pass"} for mount in mounts]
+    targets = acceptance.targets(mounts, checks)
+    assert [t["healthy"] for t in targets] == [False, False] and "cannot mount NFS" in targets[0]["reason"]
+    result = acceptance.verdict(model, {"dgx01": {"targets": targets, "result": None}})
+    assert result["exit_code"] == 2 and result["shortfalls"] == []
+
+
+def test_no_gpus_means_no_demand_to_judge(model):
+    model = copy.deepcopy(model)
+    model["hosts"]["dgx01"]["dgx"]["gpus"]["count"] = 0
+    model["hosts"]["dgx01"]["dgx"]["model"] = "a server the sizing does not know"
+    mounts = plans(model)["dgx01"]
+    result = acceptance.verdict(model, {"dgx01": {"targets": acceptance.targets(mounts, healthy_checks(mounts)),
+                                                   "result": measured(mounts, 10.0)}})
+    assert result["exit_code"] == 2 and any("no demand" in line for line in result["not_measured"])
+
+
+def test_shares_follow_the_mounts_the_plan_gives_each_lif(model):
+    """Two mounts on one LIF and one on another: two thirds of the reads on the first is its share."""
+    mounts = plans(model)["dgx01"] + [dict(plans(model)["dgx01"][0], path="/mnt/extra")]
+    targets = acceptance.targets(mounts, healthy_checks(mounts))
+    result = acceptance.verdict(model, {"dgx01": {"targets": targets, "result": measured(mounts, 500.0)}})
+    assert not any("times its share" in w for w in result["warnings"]), result["warnings"]
+
+
+def test_reads_are_credited_to_the_server_the_kernel_uses_and_a_late_start_warns(model):
+    mounts = plans(model)["dgx01"]
+    result_of_host = measured(mounts, 500.0)
+    result_of_host["late_start_seconds"] = 12.5
+    result_of_host["scratch_left"] = ["/mnt/data/.aipod-acceptance/dgx01: Device or resource busy"]
+    result_of_host["mounts"][mounts[0]["path"]]["phases"]["seqread"]["addr"] = "100.127.111.199"
+    result = acceptance.verdict(model, {"dgx01": {"targets": acceptance.targets(mounts, healthy_checks(mounts)),
+                                                   "result": result_of_host}})
+    assert result["lifs"]["100.127.111.199"]["read_bytes"] == 10**9
+    assert result["lifs"][mounts[0]["server"]]["status"] == "no reads" and result["exit_code"] == 1
+    assert any("the kernel reads from 100.127.111.199" in w for w in result["warnings"])
+    assert any("12.5 s late" in w for w in result["warnings"]) and any("scratch directory left" in w for w in result["warnings"])

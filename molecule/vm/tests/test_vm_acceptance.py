@@ -20,7 +20,7 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory 
 
 # Short phases and small files: under TCG a phase of a few seconds already moves every counter.
 SETTINGS = ["-e", "acceptance_duration_seconds=4", "-e", "acceptance_size_mb=32", "-e", "acceptance_jobs_per_mount=2",
-            "-e", "acceptance_iodepth=4"]
+            "-e", "acceptance_iodepth=4", "-e", "acceptance_layout_seconds=20"]
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +58,7 @@ def test_every_mount_is_read_through_its_lif_and_the_verdict_follows_the_sizing(
     # Nothing is left on the file systems; the report has the section and its picture.
     listing = ssh(DGX, "ls -A /mnt/data /mnt/home")
     assert listing.returncode == 0 and ".aipod-acceptance" not in listing.stdout, listing
+    assert result["dgx"][DGX]["lat_mean_ms"] > 0 and not any("late" in w for w in result["warnings"]), result["warnings"]
     assert "![Acceptance: reads from every DGX against the sizing](acceptance.svg)" in (run_dir / "report.md").read_text()
     picture = ET.fromstring((run_dir / "acceptance.svg").read_text().split("\n", 1)[1])
     assert picture.tag == "{http://www.w3.org/2000/svg}svg"

@@ -10,8 +10,12 @@ short_description: Measure a DGX's NFS read and write throughput over every moun
 description:
   - Runs fio in phases (sequential large reads, the training pattern; random reads; writes), each phase
     on every given mount at the same time, with direct I/O so that the page cache is not measured.
-  - Works only inside C(<mount>/.aipod-acceptance), which it creates and always removes, also when fio fails.
-    A scratch directory a stopped run left is removed first and reported (C(leftovers)).
+  - Lays out the read phases' files first, untimed, then waits for O(start_at), so that the timed phases of
+    every DGX of the run overlap; a host that is late says by how much (C(late_start_seconds)).
+  - Works only inside C(<mount>/.aipod-acceptance/<host>), its own directory on a file system every DGX mounts,
+    which it creates and always removes, also when fio fails (fio's jobs are killed as a process group when they
+    overstay). A directory a stopped run of this host left is removed first and reported (C(leftovers)); one it
+    could not remove is reported in C(scratch_left).
   - Reads C(/proc/self/mountstats) before and after each phase for the bytes that went over the wire per mount
     and the sends of each transport (nconnect opens several), proof that the connections carry traffic.
   - fio's working directory is the scratch directory and its files are named relatively, so no path reaches
@@ -26,8 +30,19 @@ options:
     type: list
     elements: dict
     required: true
+  host:
+    description: The inventory name of this DGX; its scratch directory is named after it.
+    type: str
+    required: true
+  start_at:
+    description: Epoch seconds at which the timed phases start on every DGX (the files are laid out before).
+    type: float
+  hosts_sharing:
+    description: DGX that write their files to the same mounts in this run; the free space needed is multiplied by it.
+    type: int
+    default: 1
   phases:
-    description: The phases to run, in order.
+    description: The phases to run, in order; seqread, which the verdict judges, is required.
     type: list
     elements: str
     choices: [seqread, randread, write]
@@ -63,6 +78,7 @@ EXAMPLES = r"""
   ontap_ai.pod.dgx_acceptance:
     mounts:
       - {path: /mnt/data, lif: 100.127.111.101}
+    host: "{{ inventory_hostname }}"
     duration: 30
     size_mb: 1024
 """
@@ -88,20 +104,34 @@ leftovers:
   type: list
   elements: str
   returned: always
+scratch_left:
+  description: Scratch directories that could not be removed, each with the reason.
+  type: list
+  elements: str
+  returned: when fio ran
+late_start_seconds:
+  description: How long after O(start_at) the timed phases started (0 when on time).
+  type: float
+  returned: when fio ran
 fio:
   description: In check mode, the fio command line of each phase (run in each mount's scratch directory).
   type: dict
   returned: in check mode
 """
 
+import contextlib
 import os
+import re
 import shutil
+import signal
 import subprocess
 import time
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import acceptance
+
+HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,252}")
 
 
 def _mountstats() -> dict:
@@ -119,16 +149,43 @@ def _remove(path: str) -> None:
         shutil.rmtree(path)
 
 
-def _prepare(mount: dict, needed: int) -> str | None:
-    """Why the mount cannot be measured, or None once its scratch directory exists."""
+def _scratch(mount: dict, host: str) -> str:
+    return os.path.join(mount["path"], acceptance.SCRATCH, host)
+
+
+def _prepare(mount: dict, host: str, needed: int) -> str | None:
+    """Why the mount cannot be measured, or None once this host's scratch directory exists."""
     path = mount["path"]
     if not os.path.ismount(path):
         return f"{path} is not mounted"
     stats = os.statvfs(path)
     if stats.f_bavail * stats.f_frsize < needed:
-        return f"{path} has {stats.f_bavail * stats.f_frsize // 2**20} MiB free, the test needs {needed // 2**20} MiB"
-    os.mkdir(os.path.join(path, acceptance.SCRATCH), 0o700)
+        return (f"{path} has {stats.f_bavail * stats.f_frsize // 2**20} MiB free, the test needs {needed // 2**20} MiB "
+                "(every DGX of the run writes its files there)")
+    os.makedirs(os.path.join(path, acceptance.SCRATCH), mode=0o755, exist_ok=True)
+    os.mkdir(_scratch(mount, host), 0o700)
     return None
+
+
+def _run(module: AnsibleModule, argv: list[str], ready: list[dict], seconds: float) -> dict[str, tuple]:
+    """argv on every ready mount at once, each in its scratch directory; mount path -> (stdout, stderr, rc).
+    fio forks its jobs: each run is its own process group, killed whole when it overstays."""
+    processes = {}
+    for mount in ready:
+        processes[mount["path"]] = subprocess.Popen(argv, cwd=_scratch(mount, module.params["host"]), stdout=subprocess.PIPE,
+                                                    stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + seconds
+    outputs = {}
+    for path, process in processes.items():
+        try:
+            stdout, stderr = process.communicate(timeout=max(1.0, deadline - time.monotonic()))
+            outputs[path] = (stdout, stderr, process.returncode)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            outputs[path] = (None, f"fio did not finish within {seconds:.0f} s and was stopped", process.returncode)
+    return outputs
 
 
 def _run_phase(module: AnsibleModule, fio: str, phase: str, ready: list[dict]) -> dict[str, dict]:
@@ -137,24 +194,13 @@ def _run_phase(module: AnsibleModule, fio: str, phase: str, ready: list[dict]) -
     argv = acceptance.fio_argv(fio, phase, params["duration"], params["size_mb"], params["jobs"], params["iodepth"],
                                params["block_kb"])
     before = _mountstats()
-    processes = {}
-    for mount in ready:
-        processes[mount["path"]] = subprocess.Popen(argv, cwd=os.path.join(mount["path"], acceptance.SCRATCH),
-                                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + params["duration"] + params["timeout"]
-    outputs = {}
-    for path, process in processes.items():
-        try:
-            outputs[path] = process.communicate(timeout=max(1.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            process.kill()
-            outputs[path] = (None, f"fio did not finish within {params['duration'] + params['timeout']} s")
+    outputs = _run(module, argv, ready, params["duration"] + params["timeout"])
     after = _mountstats()
     results = {}
-    for path, (stdout, stderr) in outputs.items():
+    for path, (stdout, stderr, rc) in outputs.items():
         result: dict = acceptance.mountstats_delta(before.get(path), after.get(path))
-        if stdout is None or processes[path].returncode != 0:
-            result["error"] = (stderr or "").strip()[-300:] or f"fio exited {processes[path].returncode}"
+        if stdout is None or rc != 0:
+            result["error"] = (stderr or "").strip()[-300:] or f"fio exited {rc}"
         else:
             try:
                 result.update(acceptance.parse_fio(stdout, phase))
@@ -164,10 +210,26 @@ def _run_phase(module: AnsibleModule, fio: str, phase: str, ready: list[dict]) -
     return results
 
 
+def _lay_out(module: AnsibleModule, fio: str, ready: list[dict], results: dict) -> list[dict]:
+    """Write the read phases' files on every ready mount (untimed); the mounts where that worked."""
+    params = module.params
+    argv = acceptance.layout_argv(fio, params["size_mb"], params["jobs"], params["block_kb"])
+    outputs = _run(module, argv, ready, params["timeout"])
+    laid_out = []
+    for mount in ready:
+        _stdout, stderr, rc = outputs[mount["path"]]
+        if rc == 0:
+            laid_out.append(mount)
+        else:
+            results[mount["path"]]["reason"] = "laying out the files failed: " + ((stderr or "").strip()[-300:] or f"fio exited {rc}")
+    return laid_out
+
+
 def main() -> None:
     module = AnsibleModule(
         argument_spec={
             "mounts": {"type": "list", "elements": "dict", "required": True},
+            "host": {"type": "str", "required": True},
             "phases": {"type": "list", "elements": "str", "choices": list(acceptance.PHASES),
                        "default": list(acceptance.PHASES)},
             "duration": {"type": "int", "default": 30},
@@ -176,13 +238,19 @@ def main() -> None:
             "iodepth": {"type": "int", "default": 8},
             "block_kb": {"type": "int", "default": 1024},
             "timeout": {"type": "int", "default": 600},
+            "start_at": {"type": "float"},
+            "hosts_sharing": {"type": "int", "default": 1},
         },
         supports_check_mode=True,
     )
     params = module.params
-    for key in ("duration", "size_mb", "jobs", "iodepth", "block_kb"):
+    for key in ("duration", "size_mb", "jobs", "iodepth", "block_kb", "hosts_sharing"):
         if params[key] < 1:
             module.fail_json(msg=f"{key} must be at least 1, not {params[key]}")
+    if "seqread" not in params["phases"]:
+        module.fail_json(msg="phases must include seqread: the sequential reads are what the verdict judges")
+    if not HOST_NAME.fullmatch(params["host"]):
+        module.fail_json(msg="host must be an inventory host name (letters, digits, '.', '_', '-')")
     mounts = [{"path": str(m.get("path") or ""), "lif": m.get("lif")} for m in params["mounts"]]
     for mount in mounts:
         if not os.path.isabs(mount["path"]) or os.path.normpath(mount["path"]) != mount["path"]:
@@ -191,30 +259,38 @@ def main() -> None:
     fio = module.get_bin_path("fio")
     if module.check_mode or not fio:
         reason = "check mode: nothing measured" if fio else "fio is not installed on this host (install the fio package)"
-        commands = {}
+        commands = {"layout": acceptance.layout_argv("fio", params["size_mb"], params["jobs"], params["block_kb"])}
         for phase in params["phases"]:
             commands[phase] = acceptance.fio_argv("fio", phase, params["duration"], params["size_mb"], params["jobs"],
                                                   params["iodepth"], params["block_kb"])
-        extra = {"fio": commands}
-        module.exit_json(changed=False, measured=False, reason=reason, mounts=results, leftovers=[], **extra)
+        module.exit_json(changed=False, measured=False, reason=reason, mounts=results, leftovers=[], fio=commands)
 
-    leftovers, ready = [], []
+    leftovers, ready, scratch_left = [], [], []
     writes = "write" in params["phases"]
-    needed = params["jobs"] * params["size_mb"] * 2**20 * (2 if writes else 1)
+    needed = params["jobs"] * params["size_mb"] * 2**20 * (2 if writes else 1) * params["hosts_sharing"]
+    late = 0.0
     try:
         for mount in mounts:
-            scratch = os.path.join(mount["path"], acceptance.SCRATCH)
+            scratch = _scratch(mount, params["host"])
             try:
                 if os.path.lexists(scratch):
                     _remove(scratch)
                     leftovers.append(scratch)
-                reason = _prepare(mount, needed)
+                reason = _prepare(mount, params["host"], needed)
             except OSError as error:
                 reason = f"{mount['path']}: {error.strerror or error}"
             if reason:
                 results[mount["path"]]["reason"] = reason
             else:
                 ready.append(mount)
+        ready = _lay_out(module, fio, ready, results) if ready else []
+        if ready and params["start_at"]:
+            # Every DGX starts its timed phases at the moment the controller chose, so the reads overlap.
+            wait = params["start_at"] - time.time()
+            if wait > 0:
+                time.sleep(wait)
+            else:
+                late = round(-wait, 1)
         for phase in params["phases"] if ready else []:
             for path, result in _run_phase(module, fio, phase, ready).items():
                 results[path]["phases"][phase] = result
@@ -225,14 +301,20 @@ def main() -> None:
             if errors:
                 results[mount["path"]]["reason"] = "; ".join(errors)
     finally:
-        for mount in ready:
+        for mount in mounts:
+            scratch = _scratch(mount, params["host"])
+            if mount not in ready and scratch not in leftovers and not os.path.isdir(scratch):
+                continue
             try:
-                _remove(os.path.join(mount["path"], acceptance.SCRATCH))
+                _remove(scratch)
+                with contextlib.suppress(OSError):   # other DGX may still work in the shared parent
+                    os.rmdir(os.path.dirname(scratch))
             except OSError as error:
-                results[mount["path"]].setdefault("reason", f"the scratch directory could not be removed: {error}")
+                scratch_left.append(f"{scratch}: {error.strerror or error}")
     measured = any(r["measured"] for r in results.values())
     extra = {} if measured else {"reason": "no mount could be measured"}
-    module.exit_json(changed=bool(leftovers), measured=measured, mounts=results, leftovers=leftovers, **extra)
+    module.exit_json(changed=bool(leftovers), measured=measured, mounts=results, leftovers=leftovers,
+                     scratch_left=scratch_left, late_start_seconds=late, **extra)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.nfs import unescape_mount_point
+
+# Each DGX works in <mount>/.aipod-acceptance/<inventory host name>: the mounts are the pod's, shared.
 SCRATCH = ".aipod-acceptance"
 
 # phase -> fio rw mode, the direction it measures, and the files it uses (both reads share one set,
@@ -27,6 +30,12 @@ def fio_argv(fio: str, phase: str, duration: int, size_mb: int, jobs: int, iodep
             f"--size={size_mb}m", f"--numjobs={jobs}", "--group_reporting", f"--filename_format={spec['files']}.$jobnum",
             "--ioengine=libaio", f"--iodepth={iodepth}", "--direct=1", "--time_based", f"--runtime={duration}",
             "--fallocate=none"]
+
+
+def layout_argv(fio: str, size_mb: int, jobs: int, block_kb: int) -> list[str]:
+    """fio laying out the read phases' files and nothing else, so that the timed phases start together."""
+    return [fio, "--output-format=json", "--name=layout", "--rw=read", f"--bs={block_kb}k", f"--size={size_mb}m",
+            f"--numjobs={jobs}", "--filename_format=data.$jobnum", "--create_only=1", "--fallocate=none"]
 
 
 def parse_fio(text: str, phase: str) -> dict[str, Any]:
@@ -52,22 +61,9 @@ def parse_fio(text: str, phase: str) -> dict[str, Any]:
             "error": int(job.get("error") or 0)}
 
 
-def _unescape(text: str) -> str:
-    """Mount points in /proc are octal-escaped (a space is \\040)."""
-    out, index = [], 0
-    while index < len(text):
-        if text[index] == "\\" and text[index + 1:index + 4].isdigit() and len(text[index + 1:index + 4]) == 3:
-            out.append(chr(int(text[index + 1:index + 4], 8)))
-            index += 4
-        else:
-            out.append(text[index])
-            index += 1
-    return "".join(out)
-
-
 def parse_mountstats(text: str) -> dict[str, dict[str, Any]]:
-    """NFS mounts of /proc/self/mountstats: mount point -> {device, fstype, addr, read_bytes,
-    write_bytes, transports: [{protocol, sends, recvs}]}.
+    """NFS mounts of /proc/self/mountstats: mount point -> {device, fstype, addr (the server of the
+    device), read_bytes, write_bytes, transports: [{protocol, sends, recvs}]}.
 
     read_bytes and write_bytes are the `bytes:` line's server read and write bytes (what went over
     the wire). Each `xprt:` line is one transport: nconnect opens several, and session trunking
@@ -82,19 +78,18 @@ def parse_mountstats(text: str) -> dict[str, dict[str, Any]]:
             point, _sep, tail = rest.rpartition(" with fstype ")
             fstype = tail.split()[0] if tail.split() else ""
             if fstype.startswith("nfs"):
-                current = {"device": head, "fstype": fstype, "addr": None, "read_bytes": 0, "write_bytes": 0,
-                           "transports": []}
-                mounts[_unescape(point)] = current
+                # The server the kernel talks to is the device's host part (mountstats' opts carry no addr=).
+                server = head.split(":/", 1)[0] if ":/" in head else None
+                current = {"device": head, "fstype": fstype, "addr": server.strip("[]") if server else None,
+                           "read_bytes": 0, "write_bytes": 0, "transports": []}
+                mounts[unescape_mount_point(point)] = current
             continue
         if current is None:
             continue
         fields = line.split()
         if not fields:
             continue
-        if fields[0] == "opts:" and len(fields) > 1:
-            options = dict(option.partition("=")[::2] for option in fields[1].split(","))
-            current["addr"] = options.get("addr") or None
-        elif fields[0] == "bytes:" and len(fields) >= 7:
+        if fields[0] == "bytes:" and len(fields) >= 7:
             current["read_bytes"], current["write_bytes"] = int(fields[5]), int(fields[6])
         elif fields[0] == "xprt:" and len(fields) >= 9:
             values = fields[2:]

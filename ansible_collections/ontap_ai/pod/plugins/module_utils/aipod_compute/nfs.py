@@ -27,6 +27,11 @@ def nfs_capability(filesystems: str, loadable: bool, cap_eff_hex: str | None) ->
             "reason": "; ".join(reasons)}
 
 
+def unescape_mount_point(text: str) -> str:
+    """/proc/mounts and /proc/self/mountstats escape space, tab, newline and backslash as octal (\\040 ...)."""
+    return re.sub(r"\\([0-7]{3})", lambda match: chr(int(match.group(1), 8)), text)
+
+
 def active_nfs_mounts(proc_mounts: str) -> dict[str, dict[str, Any]]:
     """Mount point -> {src, fstype, options} of every NFS mount in /proc/mounts (the last one wins)."""
     mounts: dict[str, dict[str, Any]] = {}
@@ -34,8 +39,7 @@ def active_nfs_mounts(proc_mounts: str) -> dict[str, dict[str, Any]]:
         fields = line.split()
         if len(fields) < 4 or fields[2] not in ("nfs", "nfs4"):
             continue
-        # /proc/mounts escapes space, tab, newline and backslash as octal (\040 ...).
-        path = re.sub(r"\\([0-7]{3})", lambda match: chr(int(match.group(1), 8)), fields[1])
+        path = unescape_mount_point(fields[1])
         mounts[path] = {"src": fields[0], "fstype": fields[2], "options": fields[3].split(",")}
     return mounts
 

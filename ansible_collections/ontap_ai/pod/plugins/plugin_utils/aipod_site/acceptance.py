@@ -29,30 +29,40 @@ def targets(mounts: list[Mapping[str, Any]], checks: list[Mapping[str, Any]] | N
     result = []
     for mount in mounts:
         server = mount.get("server")
-        mount_ok = by_name.get(f"mount {mount.get('path')}") == "pass"
+        mount_status = by_name.get(f"mount {mount.get('path')}")
+        mount_ok = mount_status == "pass"
         pings = [status for name, status in by_name.items() if name.startswith("jumbo ping ") and name.endswith(f" -> {server}")]
         ping_ok = "pass" in pings
         reason = None
+        # The host cannot mount NFS at all (no kernel client): nothing to measure, not a broken path.
+        judged = checks is not None and mount_status != "not_applicable"
         if checks is None:
             reason = "the host was not verified"
+        elif not judged:
+            reason = "the host cannot mount NFS (verification: not applicable)"
         elif not mount_ok:
             reason = f"verification did not find {mount.get('path')} mounted as the model says"
         elif not ping_ok:
             reason = f"LIF {mount.get('lif')} ({server}) did not answer the jumbo ping"
         result.append({"path": mount.get("path"), "lif": server, "lif_name": mount.get("lif"), "node": mount.get("lif_node"),
-                       "network": mount.get("network"), "healthy": reason is None, "verified": checks is not None,
+                       "network": mount.get("network"), "healthy": reason is None, "verified": judged,
                        "reason": reason})
     return result
 
 
-def _share_warnings(kind: str, carried: dict[str, float]) -> list[str]:
-    active = {name: value for name, value in carried.items() if value > 0}
-    total = sum(active.values())
+def _share_warnings(kind: str, carried: dict[str, float], planned: dict[str, int]) -> list[str]:
+    """carried: name -> bytes read; planned: name -> measured mounts the plan gave it (its fair share's weight)."""
+    active = {name: value for name, value in carried.items() if value > 0 and planned.get(name)}
+    total, weights = sum(active.values()), sum(planned[name] for name in active)
     if len(active) < 2 or total <= 0:
         return []
-    fair = total / len(active)
-    return [f"{kind} {name} carried {value / total:.0%} of the reads, {value / fair:.1f} times its share "
-            f"({1 / len(active):.0%})" for name, value in sorted(active.items()) if value > IMBALANCE_FACTOR * fair]
+    warnings = []
+    for name, value in sorted(active.items()):
+        share = planned[name] / weights
+        if value / total > IMBALANCE_FACTOR * share:
+            warnings.append(f"{kind} {name} carried {value / total:.0%} of the reads, {value / total / share:.1f} times "
+                            f"its share ({share:.0%}, {planned[name]} of {weights} mounts)")
+    return warnings
 
 
 def verdict(model: Mapping[str, Any], hosts: Mapping[str, Mapping[str, Any]]) -> dict:
@@ -70,6 +80,7 @@ def verdict(model: Mapping[str, Any], hosts: Mapping[str, Mapping[str, Any]]) ->
     rows, per_dgx, not_measured, shortfalls, warnings = [], {}, [], [], []
     lif_read: dict[str, float] = {}
     lif_planned: dict[str, list[str]] = {}
+    lif_measured: dict[str, int] = {}
     for host in sorted(hosts, key=m.natural_key):
         entry = hosts[host] or {}
         result = entry.get("result") if isinstance(entry.get("result"), Mapping) else None
@@ -77,7 +88,12 @@ def verdict(model: Mapping[str, Any], hosts: Mapping[str, Mapping[str, Any]]) ->
         demand = gpus * per_gpu
         measured_mounts = (result or {}).get("mounts") or {}
         total = 0.0
+        latencies = []
         host_measured = False
+        if result and result.get("late_start_seconds"):
+            warnings.append(f"{host} started its timed reads {result['late_start_seconds']} s late (laying out its files took "
+                            "longer): its reads overlapped the others' less, so the total may overstate what the pod reads at once")
+        warnings += [f"{host}: scratch directory left: {left}" for left in (result or {}).get("scratch_left") or []]
         for target in entry.get("targets") or []:
             lif_planned.setdefault(target["lif"], []).append(f"{host}:{target['path']}")
             mount = measured_mounts.get(target["path"]) or {}
@@ -102,16 +118,26 @@ def verdict(model: Mapping[str, Any], hosts: Mapping[str, Mapping[str, Any]]) ->
                 continue
             host_measured = True
             total += float(judged.get("mb_s") or 0)
-            lif_read[target["lif"]] = lif_read.get(target["lif"], 0.0) + float(judged.get("read_bytes") or 0)
-            if judged.get("addr") and judged.get("addr") != target["lif"]:
-                warnings.append(f"{host} {target['path']}: the kernel reads from {judged['addr']}, the model says {target['lif']}")
+            if judged.get("lat_mean_ms") is not None:
+                latencies.append(float(judged["lat_mean_ms"]))
+            # Bytes go to the server the kernel really reads from (the mount's device), planned or not.
+            server = judged.get("addr") or target["lif"]
+            lif_read[server] = lif_read.get(server, 0.0) + float(judged.get("read_bytes") or 0)
+            lif_measured[target["lif"]] = lif_measured.get(target["lif"], 0) + 1
+            if server != target["lif"]:
+                lif_planned.setdefault(server, [])
+                warnings.append(f"{host} {target['path']}: the kernel reads from {server}, the model says {target['lif']}")
             used, available = judged.get("transports_used"), judged.get("transports_total")
             if isinstance(used, int) and isinstance(available, int) and used < available:
                 warnings.append(f"{host} {target['path']}: {used} of {available} connections carried traffic")
         if not entry.get("targets"):
             not_measured.append(f"{host}: the model gives it no mount")
         status = "not measured" if not host_measured else ("pass" if total >= demand else "short")
-        per_dgx[host] = {"gpus": gpus, "demand_mb_s": demand, "mb_s": round(total, 1), "status": status}
+        if host_measured and demand <= 0:
+            status = "not measured"
+            not_measured.append(f"{host}: the model gives it no GPUs, so there is no demand to judge its reads against")
+        per_dgx[host] = {"gpus": gpus, "demand_mb_s": demand, "mb_s": round(total, 1), "status": status,
+                         "lat_mean_ms": round(sum(latencies) / len(latencies), 3) if latencies else None}
         if status == "short":
             shortfalls.append(f"{host} read {total:.1f} MB/s, its {gpus} GPUs need {demand} MB/s")
     per_lif = {}
@@ -126,11 +152,14 @@ def verdict(model: Mapping[str, Any], hosts: Mapping[str, Mapping[str, Any]]) ->
         if measured and carried <= 0:
             shortfalls.append(f"LIF {lif.get('name') or address} ({address}) carried no reads")
     per_node: dict[str, float] = {}
-    for lif in per_lif.values():
+    node_mounts: dict[str, int] = {}
+    for address, lif in per_lif.items():
         if lif["node"]:
             per_node[lif["node"]] = per_node.get(lif["node"], 0) + lif["read_bytes"]
-    warnings += _share_warnings("LIF", {f"{lif['name'] or address}": float(lif["read_bytes"]) for address, lif in per_lif.items()})
-    warnings += _share_warnings("node", {node: float(value) for node, value in per_node.items()})
+            node_mounts[lif["node"]] = node_mounts.get(lif["node"], 0) + lif_measured.get(address, 0)
+    warnings += _share_warnings("LIF", {lif["name"] or address: float(lif["read_bytes"]) for address, lif in per_lif.items()},
+                                {lif["name"] or address: lif_measured.get(address, 0) for address, lif in per_lif.items()})
+    warnings += _share_warnings("node", {node: float(value) for node, value in per_node.items()}, node_mounts)
     measured_hosts = [h for h, d in per_dgx.items() if d["status"] != "not measured"]
     total = round(sum(per_dgx[h]["mb_s"] for h in measured_hosts), 1)
     demand = sum(per_dgx[h]["demand_mb_s"] for h in measured_hosts)
@@ -159,8 +188,9 @@ def markdown(result: Mapping[str, Any]) -> str:
         out += ["Not measured:", ""] + [f"- {s}" for s in result["not_measured"]] + [""]
     if result["warnings"]:
         out += ["Warnings:", ""] + [f"- {s}" for s in result["warnings"]] + [""]
-    out += ["| DGX | GPUs | demand MB/s | read MB/s | result |", "|---|---:|---:|---:|---|"]
-    out += [f"| {host} | {d['gpus']} | {d['demand_mb_s']} | {d['mb_s']} | {d['status']} |" for host, d in result["dgx"].items()]
+    out += ["| DGX | GPUs | demand MB/s | read MB/s | mean latency ms | result |", "|---|---:|---:|---:|---:|---|"]
+    out += [f"| {host} | {d['gpus']} | {d['demand_mb_s']} | {d['mb_s']} | {d['lat_mean_ms'] if d['lat_mean_ms'] is not None else '-'} | "
+            f"{d['status']} |" for host, d in result["dgx"].items()]
     out += ["", "| DGX | mount | LIF | phase | MB/s | IOPS | mean latency ms | p99 latency ms | connections used |",
             "|---|---|---|---|---:|---:|---:|---:|---|"]
     for row in result["mounts"]:
