@@ -89,9 +89,14 @@ def killed_run(task_index: int, log: Path, how: signal.Signals = signal.SIGKILL)
                 task = line.strip().strip("*").strip()
                 os.killpg(process.pid, how)
                 break
-    if how == signal.SIGINT:
-        lines += process.stdout.readlines()      # Ansible says it was interrupted and ends by itself
     process.wait(timeout=120)
+    if how == signal.SIGINT:
+        # What Ansible printed as it ended; a worker that outlives it may hold the pipe open, so do not wait for EOF.
+        os.set_blocking(process.stdout.fileno(), False)
+        try:
+            lines.append(process.stdout.read() or "")
+        except (BlockingIOError, TypeError):
+            pass
     process.stdout.close()
     log.write_text("".join(lines))
     return {"task_index": task_index, "task": task or "(the run ended first)", "killed_at": time.monotonic(),

@@ -102,14 +102,19 @@ def test_a_second_run_is_refused_then_survivors_are_named_then_the_site_is_taken
 def test_ctrl_c_ends_the_run_frees_the_site_and_the_next_run_says_so(site):
     """An operator's Ctrl-C: the terminal sends SIGINT to the whole foreground process group."""
     first = start(site)
-    holder = wait_for_holder(site, first)
-    assert holder.started, "the lock record must say when the run started"
-    rc, output = finish(start(site, "-e", "hold_seconds=0"))
-    started = datetime.datetime.fromtimestamp(holder.started, datetime.UTC).strftime("started %Y-%m-%d %H:%M:%S UTC")
-    assert rc == 2 and f"pid {first.pid}" in output and started in " ".join(output.split()), output
-    os.killpg(first.pid, signal.SIGINT)
-    rc, output = finish(first, seconds=60)
-    assert rc != 0 and "Work for a while" in output, output
+    try:
+        holder = wait_for_holder(site, first)
+        assert holder.started, "the lock record must say when the run started"
+        rc, output = finish(start(site, "-e", "hold_seconds=0"))
+        started = datetime.datetime.fromtimestamp(holder.started, datetime.UTC).strftime("started %Y-%m-%d %H:%M:%S UTC")
+        assert rc == 2 and f"pid {first.pid}" in output and started in " ".join(output.split()), output
+        os.killpg(first.pid, signal.SIGINT)
+        rc, output = finish(first, seconds=60)
+        assert rc != 0 and "Work for a while" in output, output
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+            first.wait()
     deadline = time.monotonic() + 30
     while run_lock.processes_holding(site["lock"].path):
         assert time.monotonic() < deadline, "a process of the interrupted run still holds the lock"

@@ -120,6 +120,11 @@ def _hostile_sources(root):
     shutil.copytree(SAMPLE, deep)
     (deep / "hosts.yml").write_text("all:\n  vars:\n    x: " + "[" * 30_000 + "]" * 30_000 + "\n  hosts:\n    dgx01:\n")
     cases["hosts.yml nested 30,000 deep"] = (deep / "hosts.yml", "nested more than 64 levels deep")
+    bare = root / "bare"
+    shutil.copytree(SAMPLE, bare)
+    (bare / "hosts.yml").rename(bare / "hosts")
+    (bare / "hosts").write_text("all:\n  vars:\n    x: " + "{a: " * 20_000 + "1" + "}" * 20_000 + "\n")
+    cases["a YAML hosts file without an extension, nested 20,000 deep"] = (bare / "hosts", "nested more than 64 levels deep")
     fifo = root / "fifo"
     shutil.copytree(SAMPLE, fifo)
     os.mkfifo(fifo / "extra")
@@ -148,6 +153,9 @@ def test_inventory_sources_ansible_would_choke_on_are_refused_unread_within_boun
         assert "Traceback" not in output, (case, output)
         assert figures["seconds"] <= MAX_SECONDS and figures["peak_mb"] <= MAX_PEAK_MB, (case, shown)
         print(f"{case}: {shown}")
+        # Not an empty inventory for other tools either (an inventory sync would take it for the site).
+        listing = measured(os.path.join(BIN, "ansible-inventory"), "-i", str(source), "--list", env=env)
+        assert listing["rc"] == 2 and "inventory source not read" in listing["output"], (case, listing["output"][-2000:])
 
 
 def test_an_alias_is_indexed_once_and_located_where_it_is_used():

@@ -162,7 +162,7 @@ def string_leaves(schema: dict) -> list[tuple[str, dict]]:
         for key in ("properties", "patternProperties", "$defs"):
             for name, child in (node.get(key) or {}).items():
                 walk(child, f"{where}/{key}/{name}" if where else f"{key}/{name}")
-        for key in ("items", "additionalProperties"):
+        for key in ("items", "additionalProperties", "if", "then", "else", "not"):
             walk(node.get(key), f"{where}/{key}")
         for key in ("oneOf", "anyOf", "allOf"):
             for index, child in enumerate(node.get(key) or []):

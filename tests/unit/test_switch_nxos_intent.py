@@ -254,7 +254,7 @@ def test_no_trunk_item_when_every_list_is_the_models(intent):
     assert nxos.compare(intent, gathered, running_config_of(intent))["trunk_vlans"] == []
 
 
-@pytest.mark.parametrize("prefix", ["AIPOD\nreload", "AI POD", "AI?", "ÄIPOD", "", 7])
+@pytest.mark.parametrize("prefix", ["AIPOD\nreload", "AI POD", "AI?", "ÄIPOD", "", 7, "A" * 29, "AIPOD.1"])
 def test_a_qos_prefix_that_is_not_one_nxos_word_is_refused(prefix):
     plan = m.switch_plan(sample_model(), "n3232c-a")
     with pytest.raises(ValueError, match="qos_prefix must be a letter"):

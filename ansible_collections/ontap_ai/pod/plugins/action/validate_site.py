@@ -65,7 +65,16 @@ class ActionModule(ActionBase):
         for host in hosts:
             resolved = hostvars[host]
             values[host] = {key: resolved[key] for key in model_keys() if key in resolved}
-            settings[host] = {to_text(key): resolved[key] for key in list(resolved.keys()) if is_setting(to_text(key), role_names)}
+            settings[host] = {}
+            for key in list(resolved.keys()):
+                if not is_setting(to_text(key), role_names):
+                    continue
+                try:
+                    settings[host][to_text(key)] = resolved[key]
+                except AnsibleError:
+                    # A value that does not resolve (a template over a key the model lacks, a vault value this run
+                    # cannot decrypt): the files' own findings name its cause.
+                    continue
         return AnsibleView(hosts=hosts, values=values, settings=settings,
                            sources=tuple(to_text(source) for source in task_vars.get("ansible_inventory_sources") or []),
                            ignore_exts=tuple(C.INVENTORY_IGNORE_EXTS), ignore_patterns=tuple(C.INVENTORY_IGNORE_PATTERNS))

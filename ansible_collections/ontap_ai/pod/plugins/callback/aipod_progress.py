@@ -268,7 +268,6 @@ class CallbackModule(CallbackBase):
         site_name = ""
         try:
             from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run.vault import run_decryptor
-            from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import sources
             from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
         except ImportError:
             return refused, site_name
@@ -293,13 +292,6 @@ class CallbackModule(CallbackBase):
             name = pod.get("name") if isinstance(pod, dict) else None
             if not site_name:
                 site_name = name if isinstance(name, str) and name else os.path.basename(site.inventory_dir.rstrip("/"))
-        # Sources the guard inventory plugin kept Ansible from reading (too large, not a file, too deep),
-        # unless the model's own reading already refused the same file.
-        named = {os.path.realpath(finding.location.file) for finding in refused if getattr(finding, "location", None)}
-        for path, why in sources.REFUSED:
-            if os.path.realpath(path) not in named:
-                self._display.error(f"inventory: {why}", wrap_text=False)
-                refused.append(f"inventory source not read: {why}")
         return refused, site_name
 
     def v2_playbook_on_play_start(self, play):

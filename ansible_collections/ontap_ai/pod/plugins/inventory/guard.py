@@ -12,8 +12,10 @@ description:
   - It claims only a source that is not safe to read - a FIFO or device (reading blocks or never ends), a file over
     8 MiB, or YAML that expands to more values, aliases or nesting than the site model's own files may hold (nesting
     thousands of levels deep crashes Python's YAML parser). The same limits bound the site model's files.
-  - A claimed source is not parsed. The plugin says why, and the C(ontap_ai.pod.aipod_progress) callback ends the run
-    before its first play, exit status 2, naming the source. Every other source is left to the next plugin.
+  - A claimed source is not parsed, and nothing is run - C(ansible-playbook), C(ansible-inventory) or an ad-hoc command
+    ends at once with exit status 2, naming the source and why. Leaving the source out and going on would give an
+    inventory without its hosts, which an inventory sync would take for the site. Every other source is left to the
+    next plugin.
 author: ONTAP AI pod bundle contributors (!UNKNOWN)
 """
 
@@ -48,6 +50,8 @@ class InventoryModule(BaseInventoryPlugin):
     def parse(self, inventory, loader, path, cache=True) -> None:
         super().parse(inventory, loader, path, cache)
         why = self._why.get(path) or sources.unsafe_source(path) or f"{path}: refused"
-        if (path, why) not in sources.REFUSED:
-            sources.REFUSED.append((path, why))
-        display.warning(f"inventory source refused, not read: {why}")
+        display.error(f"inventory source not read: {why}", wrap_text=False)
+        display.display("==> REFUSED: an inventory source cannot be read safely; nothing was run", color="bright red",
+                        stderr=True)
+        # Not an AnsibleError: Ansible would hand the source to the next plugin, which would read it.
+        raise SystemExit(2)

@@ -132,7 +132,7 @@ def path_problem(path: Any) -> str | None:
     hidden = [char for char in path if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp")]
     if hidden:
         return "holds " + ", ".join(sorted({f"U+{ord(char):04X}" for char in hidden}))
-    if not path.startswith("/") or os.path.normpath(path) != path:
+    if not path.startswith("/") or path.startswith("//") or os.path.normpath(path) != path:
         return "is not an absolute, normalised path"
     return None
 

@@ -48,15 +48,15 @@ def _options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     return merged
 
 
-# A class-map or policy-map name NX-OS takes as one word.
-POLICY_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")
+# A class-map or policy-map name NX-OS takes as one word; the longest suffix is -QUEUING-OUT.
+POLICY_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,27}")
 
 
 def policy_names(options: Mapping[str, Any] | None = None) -> dict[str, str]:
     """Names of the class-maps and policy-maps the role owns."""
     prefix = _options(options)["qos_prefix"]
     if not isinstance(prefix, str) or not POLICY_PREFIX.fullmatch(prefix):
-        raise ValueError(f"qos_prefix must be a letter then up to 39 letters, digits, '_' or '-' "
+        raise ValueError(f"qos_prefix must be a letter then up to 27 letters, digits, '_' or '-' "
                          f"({len(str(prefix))} characters given, not shown)")
     return {
         "roce_class": f"{prefix}-ROCE",

@@ -37,11 +37,20 @@ class AnsibleView:
     settings: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
 
+# Connection settings without a grammar that still reach ssh or a remote shell, and the playbooks'
+# own variables that name paths and plugins.
+OTHER_SETTINGS = frozenset({
+    "ansible_ssh_common_args", "ansible_ssh_extra_args", "ansible_ssh_private_key_file", "ansible_python_interpreter",
+    "ansible_become_method", "ansible_shell_executable", "ansible_network_os", "ansible_network_cli_ssh_type",
+    "switch_configs_dir", "cabling_dir", "cabling_name", "aipod_site_files_dir", "compute_strategy", "control_node_strategy",
+})
+
+
 def is_setting(name: str, role_names: Sequence[str]) -> bool:
-    """A variable AnsibleView.settings holds: a role override or a connection setting with a grammar."""
+    """A variable AnsibleView.settings holds: a role override, a connection setting or a playbook setting."""
     from .rules.text import CONNECTION_GRAMMARS
 
-    return name in CONNECTION_GRAMMARS or any(name.startswith(f"{role}_") for role in role_names)
+    return name in CONNECTION_GRAMMARS or name in OTHER_SETTINGS or any(name.startswith(f"{role}_") for role in role_names)
 
 
 def model_keys() -> tuple[str, ...]:
@@ -190,8 +199,7 @@ def resolved_settings(view: AnsibleView, already: Sequence[Finding], hosts_file:
     """Hidden characters and connection grammars in the settings as Ansible resolved them, for every
     variable the files' own checks did not already refuse: extra vars (-e) and vars plugins set text
     that never was in a file. Values are never shown."""
-    from .characters import hidden_characters
-    from .rules.text import CONNECTION_GRAMMARS, TEMPLATE_MARK
+    from .rules.text import CONNECTION_GRAMMARS, TEMPLATE_MARK, setting_hidden_characters
 
     refused = {str(f.path[2]) for f in already
                if f.rule in ("hidden-character", "connection-setting") and len(f.path) > 2 and f.path[0] in ("hosts", "groups")}
@@ -204,7 +212,7 @@ def resolved_settings(view: AnsibleView, already: Sequence[Finding], hosts_file:
                 continue
             problem = None
             texts = [value] if isinstance(value, str) else [text for _where, text, _key in _strings_of(value)]
-            hidden = sorted({label for text in texts for label in hidden_characters(text)})
+            hidden = sorted({label for text in texts for label in setting_hidden_characters(name, text)})
             grammar = CONNECTION_GRAMMARS.get(name)
             if hidden:
                 problem = (f"'{name}' holds {', '.join(hidden)} for host {host}; {origin}", "write it as one line of visible characters")

@@ -84,8 +84,11 @@ def _check(site: Site, schema_name: str, definition: str, value: Any, base: tupl
             message, hint = describe(leaf)
             extra = _extra_key(leaf)
             if extra is not None:
-                path = path + (extra,)
-            yield Finding("schema", "error", path, message, hint, site.locate(path))
+                located = site.locate(path + (extra,))
+                path = path + (shown_key(extra),)
+            else:
+                located = site.locate(path)
+            yield Finding("schema", "error", path, message, hint, located)
 
 
 def _leaves(error, instance_root) -> list:

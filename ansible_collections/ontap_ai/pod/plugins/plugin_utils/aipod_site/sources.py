@@ -13,10 +13,8 @@ import stat
 from .inventory import _read_text
 from .yamlload import Budget, YamlRefused, check_budget
 
+# What Ansible's yaml plugin parses: these extensions, and files with none.
 YAML_EXTENSIONS = (".yml", ".yaml", ".json")
-
-# (path, why) of what the guard refused in this process; the progress callback stops the run with it.
-REFUSED: list[tuple[str, str]] = []
 
 
 def unsafe_source(path: str) -> str | None:
@@ -30,7 +28,7 @@ def unsafe_source(path: str) -> str | None:
     budget = Budget()
     try:
         text = _read_text(path, budget)
-        if path.endswith(YAML_EXTENSIONS):
+        if path.endswith(YAML_EXTENSIONS) or not os.path.splitext(path)[1]:
             check_budget(text, budget)
     except YamlRefused as refusal:
         where = f"{path}:{refusal.line}" if refusal.line else path

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .. import model as m
-from ..characters import hidden_characters
+from ..characters import hidden_characters, shown_key
 from ..findings import Finding
 from ..inventory import GLOBAL_KEYS, HOST_KEYS, TEMPLATE_MARK, VarsFile
 from .context import Context
@@ -70,12 +70,23 @@ def _check(ctx: Context, value: Any, path: tuple) -> None:
 # Connection settings that reach ssh, a network CLI session or a generated inventory as one token.
 CONNECTION_GRAMMARS = {
     "ansible_host": (re.compile(r"[A-Za-z0-9]([A-Za-z0-9.:-]{0,252})"), "an IP address or a DNS name"),
-    "ansible_user": (re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,31}"), "a user name (letters, digits, '.', '_', '-')"),
-    "ansible_become_user": (re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,31}"), "a user name (letters, digits, '.', '_', '-')"),
+    # '@' for directory users (SSSD: jdoe@corp.example).
+    "ansible_user": (re.compile(r"[A-Za-z0-9_][A-Za-z0-9._@-]{0,63}"), "a user name (letters, digits, '.', '_', '-', '@')"),
+    "ansible_become_user": (re.compile(r"[A-Za-z0-9_][A-Za-z0-9._@-]{0,63}"), "a user name (letters, digits, '.', '_', '-', '@')"),
     "ansible_connection": (re.compile(r"[a-z0-9_]+(\.[a-z0-9_]+)*"), "a connection plugin name (ssh, local, ansible.netcommon.network_cli)"),
     "ansible_network_os": (re.compile(r"[a-z0-9_]+(\.[a-z0-9_]+)*"), "a network OS name (cisco.nxos.nxos)"),
     "ansible_port": (re.compile(r"[0-9]{1,5}"), "a TCP port number"),
+    # The NX-OS class-map and policy-map names are this prefix plus at most 12 characters (-QUEUING-OUT).
+    "switch_nxos_qos_prefix": (re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,27}"), "one NX-OS word of at most 28 letters, digits, '_' or '-'"),
 }
+# Settings whose values the bundle writes out as YAML (to_nice_yaml), where a line break is data.
+MULTILINE_SETTINGS = frozenset({"deepops_cluster_config_vars"})
+
+
+def setting_hidden_characters(name: str, text: str) -> list[str]:
+    """hidden_characters of a setting's text, a line break allowed where the setting is written out as YAML."""
+    hidden = hidden_characters(text)
+    return [label for label in hidden if not (name in MULTILINE_SETTINGS and label.startswith("U+000A"))]
 
 
 def no_hidden_characters_in_settings(ctx: Context) -> None:
@@ -90,8 +101,9 @@ def no_hidden_characters_in_settings(ctx: Context) -> None:
             if str(key) in GLOBAL_KEYS or str(key) in HOST_KEYS:
                 continue  # the model: no_hidden_characters
             for where, text, is_key in _strings(value, (key,)):
-                hidden = hidden_characters(text)
+                hidden = hidden_characters(text) if is_key else setting_hidden_characters(str(key), text)
                 if hidden:
+                    where = tuple(shown_key(part) if isinstance(part, str) else part for part in where)
                     _setting_error(ctx, vars_file, where, "hidden-character",
                                    f"'{where[0]}' holds {', '.join(hidden)} in a {'key' if is_key else 'value'}: it would reach "
                                    "a connection, a CLI or a generated file as more than the text it shows",
