@@ -47,6 +47,9 @@ def test_fio_runs_relative_files_in_its_working_directory():
     assert argv[0] == "/usr/bin/fio" and "--rw=read" in argv and "--bs=1024k" in argv and "--direct=1" in argv
     assert "--filename_format=data.$jobnum" in argv and "--numjobs=4" in argv and "--runtime=30" in argv
     assert not any("/mnt" in arg or "directory" in arg for arg in argv)      # no model path reaches fio's parser
+    assert "--thread" in argv        # one process: killed whole, and ended with the module by Ansible's async timeout
+    layout = probe.layout_argv("fio", 1024, 4, 1024)
+    assert "--create_only=1" in layout and "--filename_format=data.$jobnum" in layout and "--numjobs=4" in layout
     assert "--filename_format=data.$jobnum" in probe.fio_argv("fio", "randread", 1, 1, 1, 1, 1)
     assert "--filename_format=write.$jobnum" in probe.fio_argv("fio", "write", 1, 1, 1, 1, 1)
 
@@ -258,6 +261,7 @@ def test_reads_are_credited_to_the_server_the_kernel_uses_and_a_late_start_warns
     mounts = plans(model)["dgx01"]
     result_of_host = measured(mounts, 500.0)
     result_of_host["late_start_seconds"] = 12.5
+    result_of_host["clock_skew_seconds"] = 3600.0
     result_of_host["scratch_left"] = ["/mnt/data/.aipod-acceptance/dgx01: Device or resource busy"]
     result_of_host["mounts"][mounts[0]["path"]]["phases"]["seqread"]["addr"] = "100.127.111.199"
     result = acceptance.verdict(model, {"dgx01": {"targets": acceptance.targets(mounts, healthy_checks(mounts)),
@@ -266,3 +270,4 @@ def test_reads_are_credited_to_the_server_the_kernel_uses_and_a_late_start_warns
     assert result["lifs"][mounts[0]["server"]]["status"] == "no reads" and result["exit_code"] == 1
     assert any("the kernel reads from 100.127.111.199" in w for w in result["warnings"])
     assert any("12.5 s late" in w for w in result["warnings"]) and any("scratch directory left" in w for w in result["warnings"])
+    assert any("3600.0 s behind the control node" in w for w in result["warnings"])

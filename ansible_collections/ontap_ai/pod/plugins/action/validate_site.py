@@ -64,8 +64,14 @@ class ActionModule(ActionBase):
         values, settings = {}, {}
         for host in hosts:
             resolved = hostvars[host]
-            values[host] = {key: resolved[key] for key in model_keys() if key in resolved}
-            settings[host] = {}
+            values[host], settings[host] = {}, {}
+            for key in model_keys():
+                if key not in resolved:
+                    continue
+                try:
+                    values[host][key] = resolved[key]
+                except AnsibleError:
+                    continue  # the model key is templated over something undefined: the files' findings say where
             for key in list(resolved.keys()):
                 if not is_setting(to_text(key), role_names):
                     continue

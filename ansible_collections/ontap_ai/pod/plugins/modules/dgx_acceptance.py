@@ -13,9 +13,10 @@ description:
   - Lays out the read phases' files first, untimed, then waits for O(start_at), so that the timed phases of
     every DGX of the run overlap; a host that is late says by how much (C(late_start_seconds)).
   - Works only inside C(<mount>/.aipod-acceptance/<host>), its own directory on a file system every DGX mounts,
-    which it creates and always removes, also when fio fails (fio's jobs are killed as a process group when they
-    overstay). A directory a stopped run of this host left is removed first and reported (C(leftovers)); one it
-    could not remove is reported in C(scratch_left).
+    which it creates and always removes, also when fio fails (fio runs its jobs as threads of one process, killed when
+    it overstays). The shared C(.aipod-acceptance) must be a directory of the mounted file system, not a link. A
+    directory a stopped run of this host left is removed first and reported (C(leftovers)); one it could not remove
+    is reported in C(scratch_left).
   - Reads C(/proc/self/mountstats) before and after each phase for the bytes that went over the wire per mount
     and the sends of each transport (nconnect opens several), proof that the connections carry traffic.
   - fio's working directory is the scratch directory and its files are named relatively, so no path reaches
@@ -37,10 +38,13 @@ options:
   start_at:
     description: Epoch seconds at which the timed phases start on every DGX (the files are laid out before).
     type: float
-  hosts_sharing:
-    description: DGX that write their files to the same mounts in this run; the free space needed is multiplied by it.
-    type: int
-    default: 1
+  shared_paths:
+    description:
+      - The mount points every DGX of the run measures, one entry per DGX and mount; the free space a mount needs is this
+        host's files times the DGX that write to it.
+    type: list
+    elements: str
+    default: []
   phases:
     description: The phases to run, in order; seqread, which the verdict judges, is required.
     type: list
@@ -113,6 +117,10 @@ late_start_seconds:
   description: How long after O(start_at) the timed phases started (0 when on time).
   type: float
   returned: when fio ran
+clock_skew_seconds:
+  description: How far O(start_at) lay ahead of this host's clock when that is more than O(timeout) (it then started at once).
+  type: float
+  returned: when fio ran
 fio:
   description: In check mode, the fio command line of each phase (run in each mount's scratch directory).
   type: dict
@@ -123,7 +131,7 @@ import contextlib
 import os
 import re
 import shutil
-import signal
+import stat
 import subprocess
 import time
 
@@ -153,27 +161,44 @@ def _scratch(mount: dict, host: str) -> str:
     return os.path.join(mount["path"], acceptance.SCRATCH, host)
 
 
-def _prepare(mount: dict, host: str, needed: int) -> str | None:
-    """Why the mount cannot be measured, or None once this host's scratch directory exists."""
-    path = mount["path"]
-    if not os.path.ismount(path):
-        return f"{path} is not mounted"
-    stats = os.statvfs(path)
-    if stats.f_bavail * stats.f_frsize < needed:
-        return (f"{path} has {stats.f_bavail * stats.f_frsize // 2**20} MiB free, the test needs {needed // 2**20} MiB "
-                "(every DGX of the run writes its files there)")
-    os.makedirs(os.path.join(path, acceptance.SCRATCH), mode=0o755, exist_ok=True)
-    os.mkdir(_scratch(mount, host), 0o700)
+def _shared_parent_problem(path: str) -> str | None:
+    """The shared <mount>/.aipod-acceptance must be a real directory of that file system: anyone who can
+    write the volume could make it a link, and root would then delete and write on the DGX's own disk."""
+    parent = os.path.join(path, acceptance.SCRATCH)
+    if not os.path.lexists(parent):
+        return None
+    found = os.lstat(parent)
+    if stat.S_ISLNK(found.st_mode) or not stat.S_ISDIR(found.st_mode) or found.st_dev != os.stat(path).st_dev:
+        return f"{parent} is not a directory of the mounted file system (a link, a file or another mount); nothing was touched"
     return None
 
 
+def _prepare(mount: dict, host: str, needed: int) -> str | None:
+    """Why the mount cannot be measured, or None once this host's scratch directory exists."""
+    path = mount["path"]
+    stats = os.statvfs(path)
+    if stats.f_bavail * stats.f_frsize < needed:
+        return (f"{path} has {stats.f_bavail * stats.f_frsize // 2**20} MiB free, the test needs {needed // 2**20} MiB "
+                "(every DGX of the run that mounts it writes its files there)")
+    for _attempt in range(2):
+        # Another DGX that finished may remove the shared parent between these two calls: once more then.
+        os.makedirs(os.path.join(path, acceptance.SCRATCH), mode=0o755, exist_ok=True)
+        try:
+            os.mkdir(_scratch(mount, host), 0o700)
+            return None
+        except FileNotFoundError:
+            continue
+    return f"{path}: the scratch directory could not be created"
+
+
 def _run(module: AnsibleModule, argv: list[str], ready: list[dict], seconds: float) -> dict[str, tuple]:
-    """argv on every ready mount at once, each in its scratch directory; mount path -> (stdout, stderr, rc).
-    fio forks its jobs: each run is its own process group, killed whole when it overstays."""
+    """argv on every ready mount at once, each in its scratch directory; mount path -> (stdout, stderr, rc)."""
     processes = {}
     for mount in ready:
+        # fio runs its jobs as threads (--thread): one process, which stays in the module's process group,
+        # so Ansible's async timeout ends it with the module.
         processes[mount["path"]] = subprocess.Popen(argv, cwd=_scratch(mount, module.params["host"]), stdout=subprocess.PIPE,
-                                                    stderr=subprocess.PIPE, text=True, start_new_session=True)
+                                                    stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + seconds
     outputs = {}
     for path, process in processes.items():
@@ -181,9 +206,10 @@ def _run(module: AnsibleModule, argv: list[str], ready: list[dict], seconds: flo
             stdout, stderr = process.communicate(timeout=max(1.0, deadline - time.monotonic()))
             outputs[path] = (stdout, stderr, process.returncode)
         except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
+            process.kill()
+            # A fio stuck on a hung NFS mount may not even die at once: do not wait for it for ever.
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.communicate(timeout=30)
             outputs[path] = (None, f"fio did not finish within {seconds:.0f} s and was stopped", process.returncode)
     return outputs
 
@@ -239,12 +265,12 @@ def main() -> None:
             "block_kb": {"type": "int", "default": 1024},
             "timeout": {"type": "int", "default": 600},
             "start_at": {"type": "float"},
-            "hosts_sharing": {"type": "int", "default": 1},
+            "shared_paths": {"type": "list", "elements": "str", "default": []},
         },
         supports_check_mode=True,
     )
     params = module.params
-    for key in ("duration", "size_mb", "jobs", "iodepth", "block_kb", "hosts_sharing"):
+    for key in ("duration", "size_mb", "jobs", "iodepth", "block_kb"):
         if params[key] < 1:
             module.fail_json(msg=f"{key} must be at least 1, not {params[key]}")
     if "seqread" not in params["phases"]:
@@ -265,29 +291,39 @@ def main() -> None:
                                                   params["iodepth"], params["block_kb"])
         module.exit_json(changed=False, measured=False, reason=reason, mounts=results, leftovers=[], fio=commands)
 
-    leftovers, ready, scratch_left = [], [], []
+    leftovers, ready, prepared, scratch_left = [], [], [], []
     writes = "write" in params["phases"]
-    needed = params["jobs"] * params["size_mb"] * 2**20 * (2 if writes else 1) * params["hosts_sharing"]
-    late = 0.0
+    per_host = params["jobs"] * params["size_mb"] * 2**20 * (2 if writes else 1)
+    late, skew = 0.0, 0.0
     try:
         for mount in mounts:
             scratch = _scratch(mount, params["host"])
+            # Every DGX of the run that measures this mount writes its files to it.
+            sharing = max(1, params["shared_paths"].count(mount["path"]))
             try:
-                if os.path.lexists(scratch):
-                    _remove(scratch)
-                    leftovers.append(scratch)
-                reason = _prepare(mount, params["host"], needed)
+                if not os.path.ismount(mount["path"]):
+                    reason = f"{mount['path']} is not mounted"
+                else:
+                    reason = _shared_parent_problem(mount["path"])
+                if reason is None:
+                    if os.path.lexists(scratch):
+                        _remove(scratch)
+                        leftovers.append(scratch)
+                    reason = _prepare(mount, params["host"], per_host * sharing)
             except OSError as error:
                 reason = f"{mount['path']}: {error.strerror or error}"
             if reason:
                 results[mount["path"]]["reason"] = reason
             else:
                 ready.append(mount)
+        prepared = list(ready)
         ready = _lay_out(module, fio, ready, results) if ready else []
         if ready and params["start_at"]:
             # Every DGX starts its timed phases at the moment the controller chose, so the reads overlap.
             wait = params["start_at"] - time.time()
-            if wait > 0:
+            if wait > params["timeout"]:
+                skew = round(wait, 1)     # this host's clock is behind the controller's: start now
+            elif wait > 0:
                 time.sleep(wait)
             else:
                 late = round(-wait, 1)
@@ -303,7 +339,7 @@ def main() -> None:
     finally:
         for mount in mounts:
             scratch = _scratch(mount, params["host"])
-            if mount not in ready and scratch not in leftovers and not os.path.isdir(scratch):
+            if mount not in prepared:
                 continue
             try:
                 _remove(scratch)
@@ -314,7 +350,7 @@ def main() -> None:
     measured = any(r["measured"] for r in results.values())
     extra = {} if measured else {"reason": "no mount could be measured"}
     module.exit_json(changed=bool(leftovers), measured=measured, mounts=results, leftovers=leftovers,
-                     scratch_left=scratch_left, late_start_seconds=late, **extra)
+                     scratch_left=scratch_left, late_start_seconds=late, clock_skew_seconds=skew, **extra)
 
 
 if __name__ == "__main__":

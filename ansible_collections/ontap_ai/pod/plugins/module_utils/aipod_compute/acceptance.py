@@ -29,13 +29,13 @@ def fio_argv(fio: str, phase: str, duration: int, size_mb: int, jobs: int, iodep
     return [fio, "--output-format=json", f"--name={phase}", f"--rw={spec['rw']}", f"--bs={block_kb}k",
             f"--size={size_mb}m", f"--numjobs={jobs}", "--group_reporting", f"--filename_format={spec['files']}.$jobnum",
             "--ioengine=libaio", f"--iodepth={iodepth}", "--direct=1", "--time_based", f"--runtime={duration}",
-            "--fallocate=none"]
+            "--fallocate=none", "--thread"]
 
 
 def layout_argv(fio: str, size_mb: int, jobs: int, block_kb: int) -> list[str]:
     """fio laying out the read phases' files and nothing else, so that the timed phases start together."""
     return [fio, "--output-format=json", "--name=layout", "--rw=read", f"--bs={block_kb}k", f"--size={size_mb}m",
-            f"--numjobs={jobs}", "--filename_format=data.$jobnum", "--create_only=1", "--fallocate=none"]
+            f"--numjobs={jobs}", "--filename_format=data.$jobnum", "--create_only=1", "--fallocate=none", "--thread"]
 
 
 def parse_fio(text: str, phase: str) -> dict[str, Any]:

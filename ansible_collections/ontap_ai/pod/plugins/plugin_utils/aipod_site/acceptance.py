@@ -94,6 +94,9 @@ def verdict(model: Mapping[str, Any], hosts: Mapping[str, Mapping[str, Any]]) ->
             warnings.append(f"{host} started its timed reads {result['late_start_seconds']} s late (laying out its files took "
                             "longer): its reads overlapped the others' less, so the total may overstate what the pod reads at once")
         warnings += [f"{host}: scratch directory left: {left}" for left in (result or {}).get("scratch_left") or []]
+        if result and result.get("clock_skew_seconds"):
+            warnings.append(f"{host}: its clock is {result['clock_skew_seconds']} s behind the control node's; it started its "
+                            "timed reads at once (set up time synchronisation)")
         for target in entry.get("targets") or []:
             lif_planned.setdefault(target["lif"], []).append(f"{host}:{target['path']}")
             mount = measured_mounts.get(target["path"]) or {}
