@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
+from model_walk import leaves
 from project_paths import SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
@@ -36,17 +37,6 @@ SETTINGS = settings(max_examples=EXAMPLES, deadline=datetime.timedelta(seconds=3
 
 
 # ---------------------------------------------------------------------------- the sample's fields
-def leaves(value, path=()):
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from leaves(item, path + (key,))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from leaves(item, path + (index,))
-    else:
-        yield path, value
-
-
 def model_leaves():
     for key in GLOBAL_KEYS:
         yield from leaves(SITE.model[key], (key,))

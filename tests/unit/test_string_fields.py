@@ -12,6 +12,7 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from model_walk import leaves
 from project_paths import COLLECTION, LAB, LAB_VAULT_PASSWORD, SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import GLOBAL_KEYS, HOST_KEYS, load_site
@@ -25,23 +26,10 @@ HIDDEN = st.sampled_from(["\n", "\r", "\t", "\x00", "\x1b", "\u202e", "\u200b", 
 
 
 def string_paths(site) -> list[tuple]:
-    found = []
-
-    def walk(value, path):
-        if isinstance(value, str):
-            found.append(path)
-        elif isinstance(value, dict):
-            for key, child in value.items():
-                walk(child, path + (key,))
-        elif isinstance(value, list):
-            for index, child in enumerate(value):
-                walk(child, path + (index,))
-
-    for key in GLOBAL_KEYS:
-        walk(site.model.get(key), (key,))
+    found = [path for key in GLOBAL_KEYS for path, value in leaves(site.model.get(key), (key,)) if isinstance(value, str)]
     for host, body in site.model["hosts"].items():
         for key in HOST_KEYS:
-            walk(body.get(key), ("hosts", host, key))
+            found += [path for path, value in leaves(body.get(key), ("hosts", host, key)) if isinstance(value, str)]
     return found
 
 
@@ -209,17 +197,6 @@ def _nested():
                         | st.dictionaries(keys, children, min_size=1, max_size=3), max_leaves=12)
 
 
-def _leaves(value, path=()):
-    if isinstance(value, str):
-        yield path
-    elif isinstance(value, dict):
-        for key, child in value.items():
-            yield from _leaves(child, path + (key,))
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            yield from _leaves(child, path + (index,))
-
-
 @settings(max_examples=150, deadline=None)
 @given(key=st.sampled_from(GLOBAL_KEYS + tuple(HOST_KEYS)), value=_nested(), hidden=HIDDEN, pick=st.integers(min_value=0))
 def test_the_hidden_character_rule_reaches_every_string_wherever_the_model_holds_it(key, value, hidden, pick):
@@ -232,8 +209,8 @@ def test_the_hidden_character_rule_reaches_every_string_wherever_the_model_holds
     else:
         model[key] = value
         base = (key,)
-    leaves = list(_leaves(value))
-    target = leaves[pick % len(leaves)]
+    strings = [path for path, leaf in leaves(value) if isinstance(leaf, str)]
+    target = strings[pick % len(strings)]
     parent = model
     for part in (base + target)[:-1]:
         parent = parent[part]
