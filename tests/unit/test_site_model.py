@@ -115,9 +115,22 @@ def test_sizing_uses_the_platform_table_and_the_port_line_rate(sample):
 
 
 def test_sizing_without_a_known_platform_counts_ports_only(sample):
-    model = dict(sample, ontap=dict(sample["ontap"], platform="AFF C190"))
+    model = dict(sample, ontap=dict(sample["ontap"], platform="AFF A1K"))
     figures = m.sizing(model)
     assert figures["platform_limit_mb_s"] is None and figures["supply_mb_s"] == figures["line_rate_mb_s"]
+
+
+@pytest.mark.parametrize(("written", "per_pair"), [("AFF A90", 46000), ("aff-a90", 46000), ("A90", 46000),
+                                                   ("NetApp AFF A800", 18000), ("AFF C190", 4400), ("AFF A220", 6200)])
+def test_current_platforms_have_their_published_figure_however_written(sample, written, per_pair):
+    figures = m.sizing(dict(sample, ontap=dict(sample["ontap"], platform=written)))
+    assert figures["platform"] == m.platform_key(written) and figures["platform_limit_mb_s"] == per_pair  # one HA pair
+
+
+def test_a_site_figure_overrides_the_table(sample):
+    model = dict(sample, ontap=dict(sample["ontap"], platform="AFF A90"),
+                 pod=dict(sample["pod"], sizing={"platform_limit_mb_s": 30000}))
+    assert m.sizing(model)["platform_limit_mb_s"] == 30000
 
 
 def test_derivations_survive_a_malformed_model():

@@ -597,10 +597,26 @@ def dgx_gpu_count(dgx: dict) -> int:
 
 
 # ---------------------------------------------------------------------------- sizing
+# Read throughput of one HA pair in MB/s, from NetApp's published material (docs/sizing.md names
+# each source). A platform missing here is sized by its ports' line rate alone, with a warning;
+# pod.sizing.platform_limit_mb_s gives its figure.
 PLATFORM_LIMIT_MB_S = {
-    # Per HA pair, from NetApp's material on ONTAP AI ("up to 18GB/sec per two-controller HA pair").
+    # NVA-1173 sizing guidance: a 24-node (12 HA pair) A90 cluster, "up to 552 GBps".
+    "AFF A90": 46000,
+    # NetApp's blog series on AI pipeline bottlenecks: "up to 18GB/sec per two-controller HA pair".
     "AFF A800": 18000,
+    # NetApp's edge-inference design (Lenovo ThinkSystem): sequential reads of one system.
+    "AFF A220": 6200,
+    "AFF C190": 4400,
 }
+PLATFORM_NAME = re.compile(r"^\s*(?:(?:NetApp\s+)?AFF[\s-]*)?([AC][0-9]{2,4}[A-Z]?)\s*$", re.IGNORECASE)
+
+
+def platform_key(platform: Any) -> str:
+    """'AFF A90' for 'AFF A90', 'aff-a90' or 'A90'; other text as given (stripped), '' for none."""
+    text = as_str(platform) or ""
+    match = PLATFORM_NAME.match(text)
+    return f"AFF {match.group(1).upper()}" if match else text.strip()
 
 
 def sizing(model: dict) -> dict:
@@ -629,7 +645,7 @@ def sizing(model: dict) -> dict:
     line_rate = sum(speeds.get(port, 0) for port in data_ports)
     nodes = len(ontap_nodes(model))
     ha_pairs = (nodes + 1) // 2
-    platform = as_str(as_dict(model.get("ontap")).get("platform")) or ""
+    platform = platform_key(as_dict(model.get("ontap")).get("platform"))
     override = as_dict(as_dict(model.get("pod")).get("sizing")).get("platform_limit_mb_s")
     per_pair = override if isinstance(override, (int, float)) and not isinstance(override, bool) else PLATFORM_LIMIT_MB_S.get(platform)
     platform_limit = per_pair * ha_pairs if per_pair else None
