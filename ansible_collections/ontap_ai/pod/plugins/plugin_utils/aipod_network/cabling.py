@@ -125,7 +125,7 @@ def dot(rows: Iterable[Mapping[str, Any]], title: str, networks: Iterable[Mappin
         entry = switches.setdefault(row["switch"], {"up": [], "down": []})
         text = row["port"].replace("Ethernet", "Eth")
         (entry["up"] if row.get("device_kind") == "host" else entry["down"]).append((row["port"], text))
-        if row["kind"] == "peer-link":
+        if row["kind"] == "peer-link" or row.get("device_kind") == "switch":
             peer = switches.setdefault(row["device"], {"up": [], "down": []})
             if row.get("device_port"):
                 peer["down"].append((row["device_port"], row["device_port"].replace("Ethernet", "Eth")))
@@ -157,7 +157,7 @@ def dot(rows: Iterable[Mapping[str, Any]], title: str, networks: Iterable[Mappin
     for row in rows:
         colour = _colour(row, by_vlan)
         tooltip = html.escape(f"{row['switch']} {row['port']} <-> {_far_end(row)}: {_vlan_text(row)}", quote=True)
-        if row["kind"] == "peer-link":
+        if row["kind"] == "peer-link" or row.get("device_kind") == "switch":
             lines.append(f'  "{row["switch"]}":"{_id(row["port"])}":s -- "{row["device"]}":"{_id(row["device_port"] or "?")}":s '
                          f'[color="{colour}", penwidth=2.4, tooltip="{tooltip}"];')
             continue

@@ -32,9 +32,15 @@ from ..aipod_site.model import (
 DEFAULT_SWITCH_MTU = 9216
 
 
-def far_end(model: dict, connects_to: Any) -> dict | None:
-    """Resolve a cable's far end: {kind, device, interface, memberships[(network, tagged)], speed, roce, description}."""
+def far_end(model: dict, connects_to: Any, near: str | None = None) -> dict | None:
+    """Resolve a cable's far end: {kind, device, interface, memberships[(network, tagged)], speed, roce, description}.
+
+    near is the switch the cable starts at: an uplink to another switch pair carries the networks
+    both sides of it need (uplink_networks), which depend on where it starts.
+    """
     connects_to = as_dict(connects_to)
+    if "switch" in connects_to:
+        return _uplink_end(model, connects_to, near)
     if "host" in connects_to:
         host, nic_name = as_str(connects_to.get("host")), as_str(connects_to.get("nic"))
         body = as_dict(as_dict(model.get("hosts")).get(host or ""))
@@ -78,6 +84,95 @@ def far_end(model: dict, connects_to: Any) -> dict | None:
     return None
 
 
+def _uplink_end(model: dict, connects_to: dict, near: str | None) -> dict | None:
+    far, channel = as_str(connects_to.get("switch")), as_int(connects_to.get("port_channel"))
+    if not far or channel is None:
+        return None
+    switches = hosts_of_kind(model, "switch")
+    far_data = as_dict(switches.get(far))
+    platform = as_str(far_data.get("platform"))
+    far_channel = next((as_dict(c) for c in as_list(far_data.get("port_channels"))
+                        if as_int(as_dict(c).get("id")) == channel), None)
+    pair = "/".join(switch_pair(model, far)) if far in switches else far
+    networks = uplink_networks(model, near, far) if near and far in switches else []
+    carries_roce = bool(_roce_networks(model) & set(networks))
+    return {"kind": "switch", "device": far, "interface": port_channel_name(platform, channel), "channel": channel,
+            "memberships": [(network, True) for network in networks], "speed": None, "roce": carries_roce,
+            "resolved": far_channel is not None, "members": [], "pair": pair, "description": f"uplink {pair} {port_channel_name(platform, channel)}"}
+
+
+def _roce_networks(model: dict) -> set[str]:
+    """Networks a RoCE DGX NIC is in: lossless on every switch hop, uplinks included."""
+    result = set()
+    for host, body in hosts_of_kind(model, "dgx").items():
+        if as_dict(body.get("dgx")).get("roce") is True:
+            result |= {nic["network"] for nic in host_interfaces(model, host).values() if nic["kind"] == "storage" and nic["network"]}
+    return result
+
+
+def edge_networks(model: dict) -> dict[tuple[str, ...], set[str]]:
+    """The networks each switch pair carries to its hosts and ONTAP nodes (not over its uplinks)."""
+    switches = hosts_of_kind(model, "switch")
+    ontap_networks: dict[tuple[str, str], set[str]] = {}
+    for domain in broadcast_domains(model):
+        if domain["network"]:
+            for member in domain["ports"]:
+                ontap_networks.setdefault((member["node"], member["base"]), set()).add(domain["network"])
+    nics: dict[str, dict[str, dict]] = {}
+    result: dict[tuple[str, ...], set[str]] = {}
+    for switch, data in switches.items():
+        networks = result.setdefault(tuple(switch_pair(model, switch)), set())
+        for entry in as_list(data.get("ports")) + as_list(data.get("port_channels")):
+            target = as_dict(as_dict(entry).get("connects_to"))
+            if "host" in target:
+                host = as_str(target.get("host")) or ""
+                if host not in nics:
+                    nics[host] = host_interfaces(model, host)
+                nic = nics[host].get(as_str(target.get("nic")) or "")
+                if nic and nic["network"]:
+                    networks.add(nic["network"])
+            elif "ontap_node" in target:
+                networks |= ontap_networks.get((as_str(target.get("ontap_node")) or "", as_str(target.get("port")) or ""), set())
+    return result
+
+
+def pair_links(model: dict) -> dict[tuple[str, ...], set[tuple[str, ...]]]:
+    """Which switch pairs each pair has an uplink to (a port-channel whose connects_to names a switch)."""
+    switches = hosts_of_kind(model, "switch")
+    graph: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+    for switch, data in switches.items():
+        near = tuple(switch_pair(model, switch))
+        graph.setdefault(near, set())
+        for channel in as_list(data.get("port_channels")):
+            far = as_str(as_dict(as_dict(channel).get("connects_to")).get("switch"))
+            if far in switches:
+                other = tuple(switch_pair(model, far))
+                if other != near:
+                    graph[near].add(other)
+                    graph.setdefault(other, set()).add(near)
+    return graph
+
+
+def uplink_networks(model: dict, near: str, far: str) -> list[str]:
+    """The networks an uplink from near's pair to far's pair carries: those with hosts or ONTAP ports on both
+    of its sides (on a loop-free fabric, cutting the uplink splits the pairs into those two sides)."""
+    graph = pair_links(model)
+    edges = edge_networks(model)
+    start, other = tuple(switch_pair(model, near)), tuple(switch_pair(model, far))
+
+    def side(first: tuple[str, ...], cut: tuple[str, ...]) -> set[str]:
+        seen, stack = {first}, [first]
+        while stack:
+            pair = stack.pop()
+            for neighbour in graph.get(pair, ()):
+                if neighbour not in seen and not (pair == first and neighbour == cut):
+                    seen.add(neighbour)
+                    stack.append(neighbour)
+        return set().union(*(edges.get(pair, set()) for pair in seen))
+
+    return sorted(side(start, other) & side(other, start), key=natural_key)
+
+
 def switch_pair(model: dict, switch: str) -> list[str]:
     """The switch and its vPC/MLAG peer (if the peer names it back), sorted."""
     switches = hosts_of_kind(model, "switch")
@@ -88,9 +183,9 @@ def switch_pair(model: dict, switch: str) -> list[str]:
 
 
 def _settle(model: dict, networks: dict, switch_mtu: int, default_speed: str | None,
-            entry: dict, name: str) -> dict:
+            entry: dict, name: str, near: str | None = None) -> dict:
     """A port or port-channel's settings: explicit values from the entry, the rest from its far end."""
-    end = far_end(model, entry.get("connects_to")) or {}
+    end = far_end(model, entry.get("connects_to"), near) or {}
     vlan_of: dict[str, int] = {}
     tagged_any = False
     untagged: list[str] = []
@@ -154,14 +249,14 @@ def switch_entries(model: dict, switch: str) -> tuple[list[dict], list[dict]]:
     for entry in as_list(data.get("ports")):
         entry = as_dict(entry)
         if as_str(entry.get("name")):
-            ports.append(_settle(model, networks, switch_mtu, default_speed, entry, entry["name"]))
+            ports.append(_settle(model, networks, switch_mtu, default_speed, entry, entry["name"], switch))
     port_channels = []
     for entry in as_list(data.get("port_channels")):
         entry = as_dict(entry)
         channel_id = as_int(entry.get("id"))
         if channel_id is None:
             continue
-        settled = _settle(model, networks, switch_mtu, default_speed, entry, port_channel_name(platform, channel_id))
+        settled = _settle(model, networks, switch_mtu, default_speed, entry, port_channel_name(platform, channel_id), switch)
         settled.update({"id": channel_id, "vpc": as_int(entry.get("vpc")) or channel_id,
                         "members": [m for m in as_list(entry.get("members")) if as_str(m)]})
         port_channels.append(settled)
@@ -182,6 +277,8 @@ def member_links(model: dict, switch: str) -> dict[str, dict]:
     channels_of = {member: switch_entries(model, member)[1] for member in pair}
     for channel in channels_of[switch]:
         far_members = as_list(channel["far_end"].get("members"))
+        if channel["far_end"].get("kind") == "switch":
+            far_members = _uplink_far_members(model, channel["far_end"]["device"], channel["far_end"]["channel"])
         switch_ports: list[tuple[str, str]] = []
         for member in pair:
             twin = next((c for c in channels_of[member] if c["vpc"] == channel["vpc"]
@@ -196,6 +293,24 @@ def member_links(model: dict, switch: str) -> dict[str, dict]:
     return result
 
 
+def _uplink_far_members(model: dict, far: str, far_channel: int) -> list[dict]:
+    """The far pair's members of an uplink as the near members meet them: {device, interface, speed}.
+
+    Taken in turn from each far switch (its first member, the peer's first, then the seconds...),
+    so that every near switch reaches both far switches (a bow tie) once it has two members;
+    read from either side, the same cables result.
+    """
+    switches = hosts_of_kind(model, "switch")
+    columns = []
+    for member in switch_pair(model, far):
+        for channel in as_list(as_dict(switches.get(member)).get("port_channels")):
+            if as_int(as_dict(channel).get("id")) == far_channel:
+                columns.append([{"device": member, "interface": port, "speed": None}
+                                for port in as_list(as_dict(channel).get("members")) if as_str(port)])
+    depth = max((len(column) for column in columns), default=0)
+    return [column[row] for row in range(depth) for column in columns if row < len(column)]
+
+
 def _member_ports(model: dict, switch: str, platform: str | None, port_channels: list[dict],
                   peer_link: dict | None) -> list[dict]:
     """Physical members of the port-channels and of the peer link, with the settings they inherit."""
@@ -206,13 +321,14 @@ def _member_ports(model: dict, switch: str, platform: str | None, port_channels:
         for port in channel["members"]:
             far = links.get(port)
             far_interface = far["interface"] if far else None
-            description = f"{end.get('device')} {far_interface} ({end.get('interface')})" if far else channel["description"]
+            description = (f"{(far or {}).get('device') or end.get('device')} {far_interface} ({end.get('interface')})"
+                           if far else channel["description"])
             result.append({
                 "name": port, "channel": channel["id"], "channel_name": channel["name"], "peer_link": False,
                 "description": description, "mtu": channel["mtu"], "pfc": channel["pfc"],
                 "speed": (far or {}).get("speed") or channel["speed"],
-                "far_end": {"kind": end.get("kind"), "device": end.get("device"), "interface": far_interface,
-                            "bundle": end.get("interface")},
+                "far_end": {"kind": end.get("kind"), "device": (far or {}).get("device") or end.get("device"),
+                            "interface": far_interface, "bundle": end.get("interface")},
             })
     if peer_link:
         peer = peer_link["peer"]
@@ -346,11 +462,12 @@ def switch_plan(model: dict, switch: str) -> dict:
 
 
 def cabling_plan(model: dict) -> list[dict]:
-    """Every cable of the switch layer, once: switch port <-> host NIC, ONTAP port or peer switch port.
+    """Every cable of the switch layer, once: switch port <-> host NIC, ONTAP port, peer switch port or uplink.
 
     Rows in switch then port order: {switch, port, kind (port | member | peer-link), channel,
     device, device_kind (host | ontap | switch), device_port, bundle, mode, vlans, native_vlan,
-    speed, mtu, pfc, description}. A peer-link cable is listed from the pair's first switch only;
+    speed, mtu, pfc, description}. A peer-link cable is listed from the pair's first switch only, an
+    uplink cable (device_kind switch) from the pair that sorts first;
     vlans is the access VLAN or the trunk's allowed list. A port-channel member whose far-end
     member is unknown has device_port None and its bond or ifgrp in bundle.
     """
@@ -370,11 +487,17 @@ def cabling_plan(model: dict) -> list[dict]:
                 rows.append(_cable(switch, member["name"], "peer-link", member["channel_name"], "switch", end["device"],
                                    end["interface"], None, plan["peer_link"], None, member["description"]))
                 continue
+            if end.get("kind") == "switch" and _pair_order(model, end.get("device")) < _pair_order(model, switch):
+                continue  # an uplink cable is listed from the pair that sorts first
             channel = channels[member["channel"]]
             rows.append(_cable(switch, member["name"], "member", member["channel_name"], end.get("kind"), end.get("device"),
                                end.get("interface"), end.get("bundle"), channel, member["speed"], member["description"]))
     rows.sort(key=lambda row: (natural_key(row["switch"]), natural_key(row["port"])))
     return rows
+
+
+def _pair_order(model: dict, switch: Any) -> list:
+    return [natural_key(name) for name in switch_pair(model, switch)] if isinstance(switch, str) else []
 
 
 def _cable(switch: str, port: str, kind: str, channel: str | None, device_kind: Any, device: Any,

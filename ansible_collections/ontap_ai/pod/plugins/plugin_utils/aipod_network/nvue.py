@@ -8,7 +8,8 @@ NetApp's AIPod deployment guide (NVA-1173).
 
 - VLANs live in the VLAN-aware bridge (br_default); NVUE has no VLAN names, so names are comments.
 - Storage and DGX ports and bonds get the switch MTU (`link mtu`); access ports take one VLAN,
-  trunks an allowed list. Host-facing ports are STP edge ports with BPDU guard.
+  trunks an allowed list. Host-facing ports are STP edge ports with BPDU guard; uplinks to another
+  switch pair are not.
 - Port-channels are LACP bonds with an MLAG id (the vPC id) and the peer link is the bond
   `peerlink`; MLAG peers over the peer link's link-local address, with the peer's management
   address as backup.
@@ -108,7 +109,7 @@ def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
             lines.append(_nv("interface", name, "bond", "lacp-bypass", "on"))
         if plan.get("vpc"):
             lines.append(_nv("interface", name, "bond", "mlag", "id", channel["vpc"]))
-        lines += _bridge_lines(name, channel, bridge, edge=True)
+        lines += _bridge_lines(name, channel, bridge, edge=channel.get("far_end", {}).get("kind") != "switch")
     peer_link = plan.get("peer_link")
     vpc = plan.get("vpc")
     if peer_link and vpc:

@@ -130,6 +130,12 @@ def _edge_type(entry: Mapping[str, Any]) -> str:
     return "edge trunk" if entry.get("mode") == "trunk" else "edge"
 
 
+def _uplink(entry: Mapping[str, Any]) -> bool:
+    """A port-channel to another switch pair keeps NX-OS's default port type (normal, which the
+    running configuration does not show): an edge port there would skip listening and learning."""
+    return entry.get("far_end", {}).get("kind") == "switch"
+
+
 def port_config(plan: Mapping[str, Any]) -> str:
     """Per-port lines no resource module covers: PFC on RoCE ports, spanning-tree port types."""
     lines: list[str] = []
@@ -139,10 +145,13 @@ def port_config(plan: Mapping[str, Any]) -> str:
             lines.append("  priority-flow-control mode on")
         lines.append(f"  spanning-tree port type {_edge_type(port)}")
     for channel in plan["port_channels"]:
+        if _uplink(channel) and not channel["pfc"]:
+            continue
         lines.append(f"interface {channel['name']}")
         if channel["pfc"]:
             lines.append("  priority-flow-control mode on")
-        lines.append(f"  spanning-tree port type {_edge_type(channel)}")
+        if not _uplink(channel):
+            lines.append(f"  spanning-tree port type {_edge_type(channel)}")
     if plan.get("peer_link"):
         lines += [f"interface {plan['peer_link']['name']}", "  spanning-tree port type network"]
     return "\n".join(lines) + "\n" if lines else ""

@@ -46,6 +46,7 @@ RULES: list[Rule] = [
     switches.switch_ports,
     switches.nxos_descriptions,
     switches.vpc_pairs,
+    switches.switch_fabric,
     # Kubernetes and Trident
     kubernetes.kubernetes,
     trident.trident,

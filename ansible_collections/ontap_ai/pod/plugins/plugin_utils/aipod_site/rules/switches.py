@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...aipod_network import model as network_model  # the module, not names: it imports aipod_site.model, whose package imports these rules
+from ...aipod_network import platforms
 from .. import model as m
 from .context import Context, host_path
 
@@ -72,8 +73,11 @@ def switch_ports(ctx: Context) -> None:
 
 def _check_far_end(ctx: Context, switch: str, entry: dict, path: tuple, cabled: dict, bundle: bool) -> None:
     target = m.as_dict(entry.get("connects_to"))
-    end = network_model.far_end(ctx.model, target)
+    end = network_model.far_end(ctx.model, target, switch)
     if end is None:
+        return
+    if end["kind"] == "switch":
+        _check_uplink(ctx, switch, entry, end, path, bundle)
         return
     if end["kind"] == "host":
         if end["device"] not in ctx.dgx and end["device"] not in ctx.servers:
@@ -115,10 +119,42 @@ def _check_far_end(ctx: Context, switch: str, entry: dict, path: tuple, cabled: 
         cabled.setdefault(key, path)
 
 
+def _check_uplink(ctx: Context, switch: str, entry: dict, end: dict, path: tuple, bundle: bool) -> None:
+    """An uplink is a port-channel to a port-channel of another pair that names this pair back."""
+    far = end["device"]
+    target = path + ("connects_to", "switch")
+    if far not in ctx.switches:
+        ctx.error("dangling-reference", target, f"uplink to '{far}', which is not a declared switch",
+                  f"use one of {', '.join(s for s in ctx.switches if s != switch)}")
+        return
+    if not bundle:
+        ctx.error("switch-port", path + ("connects_to",), f"plain port leads to switch {far}",
+                  "an uplink to another switch pair is a port-channel (a vPC/MLAG bond across each pair)")
+        return
+    near_pair = network_model.switch_pair(ctx.model, switch)
+    if far in near_pair:
+        ctx.error("switch-port", target, f"uplink from {switch} to {far}, its own pair",
+                  "the peer link joins a pair; an uplink joins this pair to another")
+        return
+    if not end["resolved"]:
+        ctx.error("dangling-reference", path + ("connects_to", "port_channel"),
+                  f"{far} has no port-channel {end['channel']} for this uplink",
+                  f"declare port-channel {end['channel']} in host_vars/{far}.yml, connected back to this pair")
+        return
+    far_channel = next(m.as_dict(c) for c in m.as_list(ctx.switches[far].get("port_channels"))
+                       if m.as_int(m.as_dict(c).get("id")) == end["channel"])
+    back = m.as_dict(far_channel.get("connects_to"))
+    if back.get("switch") not in near_pair or m.as_int(back.get("port_channel")) != m.as_int(entry.get("id")):
+        ctx.error("switch-port", path + ("connects_to",),
+                  f"{far} port-channel {end['channel']} does not lead back here "
+                  f"(it names {back.get('switch')} port-channel {back.get('port_channel')})",
+                  f"set its connects_to to {{switch: {switch}, port_channel: {entry.get('id')}}}")
+
+
 def _check_port_settings(ctx: Context, switch: str, settled: dict, entry: dict, path: tuple) -> tuple[str, int] | None:
     """Checks one port or port-channel; returns (its name, the MTU it needs) when it inherits a switch
     MTU below what its far end sends."""
-    end = network_model.far_end(ctx.model, entry.get("connects_to")) or {}
+    end = network_model.far_end(ctx.model, entry.get("connects_to"), switch) or {}
     for network_name, _tagged in end.get("memberships", []):
         network = ctx.network_of(network_name) or {}
         if m.as_int(network.get("vlan")) is None and network:
@@ -226,3 +262,97 @@ def vpc_pairs(ctx: Context) -> None:
             elif (other["far_end"].get("device"), other["far_end"].get("interface")) != (channel["far_end"].get("device"), channel["far_end"].get("interface")):
                 ctx.error("vpc", channel_path, f"vPC {channel['vpc']} leads to {channel['description']} here but to {other['description']} on {peer}",
                           "a vPC joins both peers to the same bond or interface group")
+
+
+def switch_fabric(ctx: Context) -> None:
+    """Across switch pairs: ports exist on the switch model, each pair has its own vPC/MLAG domain,
+    a bond or interface group hangs off one pair, and the uplinks join the pairs without a loop,
+    every pair that carries a network reaching the others that do."""
+    for switch, data in ctx.switches.items():
+        ports = platforms.port_map(data.get("platform"), data.get("model"))
+        vpc = m.as_dict(data.get("vpc"))
+        named = [(("vpc", "peer_link", "members", i), port) for i, port in enumerate(m.as_list(m.as_dict(vpc.get("peer_link")).get("members")))]
+        for index, channel in enumerate(m.as_list(data.get("port_channels"))):
+            named += [(("port_channels", index, "members", i), port) for i, port in enumerate(m.as_list(m.as_dict(channel).get("members")))]
+        named += [(("ports", index, "name"), m.as_dict(port).get("name")) for index, port in enumerate(m.as_list(data.get("ports")))]
+        for where, port in named:
+            problem = platforms.port_problem(data.get("platform"), port, ports)
+            if problem:
+                ctx.error("switch-port", host_path(switch, "switch", *where), f"{switch} has no port {port}: {problem}",
+                          "use a port the switch has, or add a switch pair for more ports (docs/network.md, \"Several switch pairs\")")
+    pairs: dict[tuple[str, ...], str] = {}
+    for switch in ctx.switches:
+        pairs.setdefault(tuple(network_model.switch_pair(ctx.model, switch)), switch)
+    _unique_domains(ctx, pairs)
+    _bundles_on_one_pair(ctx)
+    _loop_free_and_joined(ctx, pairs)
+
+
+def _unique_domains(ctx: Context, pairs: dict[tuple[str, ...], str]) -> None:
+    domains: dict[Any, tuple[str, ...]] = {}
+    macs: dict[str, tuple[str, ...]] = {}
+    for pair, switch in pairs.items():
+        if len(pair) < 2:
+            continue
+        plan_vpc = network_model.switch_plan(ctx.model, switch)["vpc"] or {}
+        domain, mac = plan_vpc.get("domain"), plan_vpc.get("system_mac")
+        path = host_path(switch, "switch", "vpc", "domain")
+        if domain is not None and domain in domains:
+            ctx.error("vpc", path, f"pair {'/'.join(pair)} uses vPC/MLAG domain {domain}, as pair {'/'.join(domains[domain])} does",
+                      "give each switch pair its own domain")
+        domains.setdefault(domain, pair)
+        if mac and macs.get(mac, pair) != pair:
+            ctx.error("vpc", host_path(switch, "switch", "vpc", "system_mac"),
+                      f"pair {'/'.join(pair)} has MLAG system MAC {mac}, as pair {'/'.join(macs[mac])} does",
+                      "give each pair its own system_mac (or its own domain, from which the MAC is derived)")
+        if mac:
+            macs.setdefault(mac, pair)
+
+
+def _bundles_on_one_pair(ctx: Context) -> None:
+    seen: dict[tuple[str, str], tuple[tuple[str, ...], tuple]] = {}
+    for switch, data in ctx.switches.items():
+        pair = tuple(network_model.switch_pair(ctx.model, switch))
+        for index, channel in enumerate(m.as_list(data.get("port_channels"))):
+            target = m.as_dict(m.as_dict(channel).get("connects_to"))
+            device = target.get("host") or target.get("ontap_node")
+            interface = target.get("nic") or target.get("port")
+            if not isinstance(device, str) or not isinstance(interface, str):
+                continue
+            path = host_path(switch, "switch", "port_channels", index, "connects_to")
+            first = seen.setdefault((device, interface), (pair, path))
+            if first[0] != pair:
+                ctx.error("switch-port", path, f"{device} {interface} is bundled on pair {'/'.join(pair)} and on pair "
+                          f"{'/'.join(first[0])} ({ctx.site.locate(first[1])})",
+                          "a bond or interface group spans the two switches of one pair only")
+
+
+def _loop_free_and_joined(ctx: Context, pairs: dict[tuple[str, ...], str]) -> None:
+    graph = network_model.pair_links(ctx.model)
+    links = {frozenset((a, b)) for a, neighbours in graph.items() for b in neighbours}
+    components: list[set[tuple[str, ...]]] = []
+    for pair in graph:
+        if any(pair in component for component in components):
+            continue
+        component, stack = {pair}, [pair]
+        while stack:
+            for neighbour in graph.get(stack.pop(), ()):
+                if neighbour not in component:
+                    component.add(neighbour)
+                    stack.append(neighbour)
+        components.append(component)
+        inner = [link for link in links if link <= component]
+        if len(inner) >= len(component):
+            ctx.error("switch-port", host_path(pairs.get(pair, pair[0]), "switch", "port_channels"),
+                      f"the uplinks between pairs {', '.join('/'.join(p) for p in sorted(component))} form a loop",
+                      "join the pairs as a tree (each leaf pair to one spine pair, or two pairs back to back): "
+                      "the bundle configures no spanning tree to break a loop")
+    edges = network_model.edge_networks(ctx.model)
+    index_of = {m.as_str(m.as_dict(n).get("name")): i for i, n in enumerate(m.as_list(ctx.model.get("networks")))}
+    for network in sorted({n for networks in edges.values() for n in networks}):
+        carrying = [pair for pair, networks in edges.items() if network in networks]
+        joined = {next(i for i, component in enumerate(components) if pair in component) for pair in carrying}
+        if len(joined) > 1:
+            ctx.error("switch-port", ("networks", index_of.get(network, 0)),
+                      f"network {network} has ports on pairs {', '.join('/'.join(p) for p in carrying)}, which no uplink joins",
+                      "add an uplink port-channel between the pairs (or a spine pair both uplink to)")

@@ -1,0 +1,65 @@
+"""Front-panel port maps of the switch models the pod designs use.
+
+A switch's `model` text is matched against the families below; an unknown model has no map and
+its ports are not checked. Counts are the fixed front-panel data ports of each model from the
+vendors' datasheets (docs/network.md, "Port maps"); a breakout port (Ethernet1/N/M, swpNsM) splits
+one of them into at most `lanes` ports.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# (pattern on the model text, platform, family shown in messages, front-panel ports, breakout lanes)
+_FAMILIES: tuple[tuple[str, str, str, int, int], ...] = (
+    (r"3232C", "nxos", "Nexus 3232C", 32, 4),
+    (r"9336C-FX2", "nxos", "Nexus 9336C-FX2", 36, 4),
+    (r"9364C(?!-)", "nxos", "Nexus 9364C", 64, 4),
+    (r"9332D-GX2B", "nxos", "Nexus 9332D-GX2B", 32, 4),
+    (r"9364D-GX2A", "nxos", "Nexus 9364D-GX2A", 64, 4),
+    (r"SN2201", "cumulus", "Spectrum SN2201", 52, 4),
+    (r"SN2700", "cumulus", "Spectrum SN2700", 32, 4),
+    (r"SN3700", "cumulus", "Spectrum SN3700", 32, 4),
+    (r"SN4600", "cumulus", "Spectrum SN4600", 64, 4),
+    (r"SN4700", "cumulus", "Spectrum SN4700", 32, 8),
+    (r"SN5400", "cumulus", "Spectrum SN5400", 64, 8),
+    (r"SN5600", "cumulus", "Spectrum SN5600", 64, 8),
+)
+_PORT = {"nxos": re.compile(r"^Ethernet(\d+)/(\d+)(?:/(\d+))?$"), "cumulus": re.compile(r"^swp(\d+)(?:s(\d+))?$")}
+
+
+def port_map(platform: Any, model: Any) -> dict | None:
+    """{family, ports, lanes} of a switch model on its platform, or None when the model is unknown."""
+    if not isinstance(model, str):
+        return None
+    for pattern, family_platform, family, ports, lanes in _FAMILIES:
+        if family_platform == platform and re.search(pattern, model, re.IGNORECASE):
+            return {"family": family, "ports": ports, "lanes": lanes}
+    return None
+
+
+def port_problem(platform: Any, name: Any, ports: dict | None) -> str | None:
+    """Why a port name does not exist on a switch with this port map (None: it exists, or no map)."""
+    if ports is None or not isinstance(name, str) or platform not in _PORT:
+        return None
+    match = _PORT[platform].match(name)
+    if not match:
+        return None  # the name's form is the schema's and the switch-port rule's concern
+    if platform == "nxos":
+        module, number, lane = int(match[1]), int(match[2]), match[3]
+        if module != 1:
+            return f"the {ports['family']} has one module: its ports are Ethernet1/1-{ports['ports']}"
+    else:
+        number, lane = int(match[1]), match[2]
+    if not 1 <= number <= ports["ports"]:
+        first = "Ethernet1/" if platform == "nxos" else "swp"
+        return f"the {ports['family']} has {ports['ports']} front-panel ports ({first}1-{ports['ports']})"
+    if lane is not None and not 1 <= int(lane) <= ports["lanes"]:
+        return f"a {ports['family']} port breaks out into at most {ports['lanes']} ports"
+    return None
+
+
+def free_ports(platform: str, ports: dict, used: set[str]) -> list[str]:
+    """The front-panel ports of a switch not in used, in order (breakouts not offered)."""
+    names = [f"Ethernet1/{n}" if platform == "nxos" else f"swp{n}" for n in range(1, ports["ports"] + 1)]
+    return [name for name in names if name not in used]

@@ -1,0 +1,167 @@
+"""Several switch pairs: uplinks carry the networks both sides need, and the rules across pairs.
+
+The sample pod split over two vPC pairs: n3232c-a/b keep the ONTAP nodes, the control plane and
+dgx01-02; a second pair n3232c-c/d takes dgx03-04; port-channel 20 joins the pairs back to back.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+from project_paths import SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import model as network_model
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import platforms
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import check_model
+
+SITE = load_site(str(SAMPLE), decrypt=make_decryptor(SAMPLE_VAULT_PASSWORD))
+MOVED = {"dgx03", "dgx04"}
+
+
+def _leads_to(entry: dict, hosts: set[str]) -> bool:
+    return entry.get("connects_to", {}).get("host") in hosts
+
+
+def two_pairs() -> dict:
+    model = copy.deepcopy(SITE.model)
+    hosts = model["hosts"]
+    for old, new, address in (("n3232c-a", "n3232c-c", "10.61.218.15"), ("n3232c-b", "n3232c-d", "10.61.218.16")):
+        switch = copy.deepcopy(hosts[old]["switch"])
+        switch["mgmt_address"] = address
+        switch["vpc"].update(domain=20, peer={"n3232c-c": "n3232c-d", "n3232c-d": "n3232c-c"}[new])
+        switch["ports"] = [p for p in switch["ports"] if _leads_to(p, MOVED)]
+        switch["port_channels"] = [c for c in switch["port_channels"] if _leads_to(c, MOVED)]
+        switch["port_channels"].append({"id": 20, "members": ["Ethernet1/29"], "connects_to": {"switch": "n3232c-a", "port_channel": 20}})
+        hosts[new] = {"groups": ["switches"], "switch": switch}
+        kept = hosts[old]["switch"]
+        kept["ports"] = [p for p in kept["ports"] if not _leads_to(p, MOVED)]
+        kept["port_channels"] = [c for c in kept["port_channels"] if not _leads_to(c, MOVED)]
+        kept["port_channels"].append({"id": 20, "members": ["Ethernet1/29"], "connects_to": {"switch": "n3232c-c", "port_channel": 20}})
+    return model
+
+
+def errors(model: dict) -> list:
+    site = dataclasses.replace(SITE, model=model, findings=[])
+    return [f for f in check_model(site, check_files=False) if f.severity == "error"]
+
+
+def messages(model: dict) -> str:
+    return "\n".join(f"{f.rule}: {f.message}" for f in errors(model))
+
+
+def test_two_pairs_joined_by_an_uplink_validate():
+    assert errors(two_pairs()) == []
+
+
+def test_the_uplink_carries_the_networks_both_pairs_need_and_each_pair_only_its_own():
+    model = two_pairs()
+    first = network_model.switch_plan(model, "n3232c-a")
+    second = network_model.switch_plan(model, "n3232c-c")
+    uplink = next(c for c in first["port_channels"] if c["id"] == 20)
+    # dgx03-04 reach the LIFs over the uplink; in-band too; the pairs share every DGX network
+    assert uplink["mode"] == "trunk" and uplink["trunk_vlans"] == [3101, 3111, 3112]
+    assert uplink["far_end"]["kind"] == "switch" and uplink["description"] == "uplink n3232c-c/n3232c-d port-channel20"
+    assert [v["id"] for v in second["vlans"]] == [3101, 3111, 3112]
+    assert second["peer_link"]["trunk_vlans"] == [3101, 3111, 3112]
+    assert network_model.switch_plan(model, "n3232c-d")["vpc"]["domain"] == 20
+
+
+def test_a_network_on_one_pair_only_stays_off_the_uplink():
+    model = two_pairs()
+    model["networks"].append({"name": "lab-only", "purpose": "storage", "vlan": 3999, "subnet": "100.127.199.0/24", "mtu": 9000})
+    model["hosts"]["dgx01"]["dgx"]["storage_nics"][0]["network"] = "lab-only"
+    model["hosts"]["dgx01"]["dgx"]["storage_nics"][0]["address"] = "100.127.199.11"
+    uplink = next(c for c in network_model.switch_plan(model, "n3232c-a")["port_channels"] if c["id"] == 20)
+    assert 3999 not in uplink["trunk_vlans"]
+    assert 3999 in [v["id"] for v in network_model.switch_plan(model, "n3232c-a")["vlans"]]
+
+
+def test_uplink_members_are_cabled_pair_to_pair_and_listed_once():
+    model = two_pairs()
+    members = {p["name"]: p for p in network_model.switch_plan(model, "n3232c-b")["member_ports"]}
+    assert members["Ethernet1/29"]["far_end"] == {"kind": "switch", "device": "n3232c-d", "interface": "Ethernet1/29",
+                                                 "bundle": "port-channel20"}
+    rows = [r for r in network_model.cabling_plan(model) if r["device_kind"] == "switch" and r["kind"] == "member"]
+    assert sorted((r["switch"], r["port"], r["device"], r["device_port"]) for r in rows) == [
+        ("n3232c-a", "Ethernet1/29", "n3232c-c", "Ethernet1/29"), ("n3232c-b", "Ethernet1/29", "n3232c-d", "Ethernet1/29")]
+
+
+def test_an_uplink_that_does_not_lead_back_is_refused():
+    model = two_pairs()
+    model["hosts"]["n3232c-c"]["switch"]["port_channels"][-1]["connects_to"]["port_channel"] = 21
+    found = messages(model)
+    assert "n3232c-c port-channel 20 does not lead back here (it names n3232c-a port-channel 21)" in found
+    assert "n3232c-a has no port-channel 21 for this uplink" in found
+
+
+def test_pairs_sharing_a_domain_are_refused():
+    model = two_pairs()
+    for name in ("n3232c-c", "n3232c-d"):
+        model["hosts"][name]["switch"]["vpc"]["domain"] = 10
+    assert "uses vPC/MLAG domain 10, as pair" in messages(model)
+
+
+def test_a_bond_across_two_pairs_is_refused():
+    model = two_pairs()
+    channel = next(c for c in SITE.model["hosts"]["n3232c-a"]["switch"]["port_channels"] if c["id"] == 101)
+    model["hosts"]["n3232c-c"]["switch"]["port_channels"].append(dict(copy.deepcopy(channel), members=["Ethernet1/20"]))
+    model["hosts"]["n3232c-d"]["switch"]["port_channels"].append(dict(copy.deepcopy(channel), members=["Ethernet1/20"]))
+    assert "dgx01 bond0 is bundled on pair n3232c-c/n3232c-d and on pair n3232c-a/n3232c-b" in messages(model)
+
+
+def test_pairs_no_uplink_joins_are_refused():
+    model = two_pairs()
+    for name in ("n3232c-a", "n3232c-b", "n3232c-c", "n3232c-d"):
+        model["hosts"][name]["switch"]["port_channels"] = [c for c in model["hosts"][name]["switch"]["port_channels"] if c["id"] != 20]
+    assert "which no uplink joins" in messages(model)
+
+
+def test_a_loop_of_uplinks_is_refused():
+    model = two_pairs()
+    for old, new in (("n3232c-a", "n3232c-e"), ("n3232c-b", "n3232c-f")):
+        switch = copy.deepcopy(model["hosts"][old]["switch"])
+        switch["mgmt_address"] = {"n3232c-e": "10.61.218.17", "n3232c-f": "10.61.218.18"}[new]
+        switch["vpc"].update(domain=30, peer={"n3232c-e": "n3232c-f", "n3232c-f": "n3232c-e"}[new])
+        switch["ports"], switch["port_channels"] = [], [
+            {"id": 21, "members": ["Ethernet1/27"], "connects_to": {"switch": "n3232c-a", "port_channel": 21}},
+            {"id": 22, "members": ["Ethernet1/28"], "connects_to": {"switch": "n3232c-c", "port_channel": 22}}]
+        model["hosts"][new] = {"groups": ["switches"], "switch": switch}
+    for name, channel, far in (("n3232c-a", 21, "n3232c-e"), ("n3232c-b", 21, "n3232c-e"),
+                               ("n3232c-c", 22, "n3232c-e"), ("n3232c-d", 22, "n3232c-e")):
+        model["hosts"][name]["switch"]["port_channels"].append(
+            {"id": channel, "members": [f"Ethernet1/{channel + 6}"], "connects_to": {"switch": far, "port_channel": channel}})
+    assert "form a loop" in messages(model)
+
+
+def test_ports_beyond_the_switch_model_are_refused():
+    model = copy.deepcopy(SITE.model)
+    model["hosts"]["n3232c-a"]["switch"]["ports"][0]["name"] = "Ethernet1/33"
+    model["hosts"]["n3232c-a"]["switch"]["ports"][1]["name"] = "Ethernet2/1"
+    found = messages(model)
+    assert "n3232c-a has no port Ethernet1/33: the Nexus 3232C has 32 front-panel ports (Ethernet1/1-32)" in found
+    assert "n3232c-a has no port Ethernet2/1: the Nexus 3232C has one module" in found
+
+
+def test_port_maps_know_the_current_designs_switches():
+    assert platforms.port_map("cumulus", "NVIDIA SN5600")["ports"] == 64
+    assert platforms.port_map("cumulus", "MSN4600-CS2FC")["ports"] == 64
+    assert platforms.port_problem("cumulus", "swp65s1", platforms.port_map("cumulus", "SN4600")).startswith("the Spectrum SN4600 has 64")
+    assert platforms.port_problem("cumulus", "swp64s4", platforms.port_map("cumulus", "SN4600")) is None
+    assert platforms.port_problem("cumulus", "swp1s5", platforms.port_map("cumulus", "SN4600")) == \
+        "a Spectrum SN4600 port breaks out into at most 4 ports"
+    assert platforms.port_map("nxos", "SN4600") is None and platforms.port_map("nxos", "some future switch") is None
+
+
+def test_two_members_a_switch_make_a_bow_tie_read_the_same_from_both_sides():
+    model = two_pairs()
+    for name in ("n3232c-a", "n3232c-b", "n3232c-c", "n3232c-d"):
+        model["hosts"][name]["switch"]["port_channels"][-1]["members"] = ["Ethernet1/29", "Ethernet1/30"]
+    cables = set()
+    for switch in ("n3232c-a", "n3232c-b", "n3232c-c", "n3232c-d"):
+        for port in network_model.switch_plan(model, switch)["member_ports"]:
+            if port["far_end"]["kind"] == "switch" and not port["peer_link"]:
+                cables.add(frozenset({(switch, port["name"]), (port["far_end"]["device"], port["far_end"]["interface"])}))
+    assert cables == {frozenset(c) for c in (
+        {("n3232c-a", "Ethernet1/29"), ("n3232c-c", "Ethernet1/29")}, {("n3232c-a", "Ethernet1/30"), ("n3232c-d", "Ethernet1/29")},
+        {("n3232c-b", "Ethernet1/29"), ("n3232c-c", "Ethernet1/30")}, {("n3232c-b", "Ethernet1/30"), ("n3232c-d", "Ethernet1/30")})}
