@@ -51,9 +51,12 @@ def recap(output: str) -> dict[str, dict[str, int]]:
 
 
 def scaled_inventory(size: int) -> Path:
-    """inventories/lab grown to `size` DGX hosts (scripts/scale_site.py), under .lab/inventories."""
+    """inventories/lab grown to `size` DGX hosts (scripts/scale_site.py), under .lab/inventories.
+
+    One HA pair, as the lab's ONTAP endpoint serves; the switch pairs grow with the DGX."""
     inventory = ROOT / ".lab" / "inventories" / f"lab-{size}"
-    subprocess.run([str(VENV_BIN / "python"), "scripts/scale_site.py", "inventories/lab", str(size), str(inventory)],
+    subprocess.run([str(VENV_BIN / "python"), "scripts/scale_site.py", "inventories/lab", str(size), str(inventory),
+                    "--ha-pairs", "1"],
                    cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     return inventory
 

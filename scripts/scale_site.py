@@ -1,19 +1,34 @@
 #!/usr/bin/env python3
-"""Write a copy of an inventory with N DGX nodes, for benchmarks and larger lab pods.
+"""Write a copy of an inventory grown to N DGX: for benchmarks, larger lab pods and samples.
 
-The base inventory's first DGX (host_vars/dgx01.yml) is the template: every new DGX gets the
-template's addresses shifted by its position, and every switch gets one port (and, where the
-template has them, one port-channel) per DGX, named in a module of its own so existing ports are
-kept. Pod-wide files are copied; the relative paths they hold (a CA file, a kubeconfig) are
-rewritten so they still name the same files from the copy's place.
+    scripts/scale_site.py inventories/sample 256 /tmp/sample-256
+    scripts/scale_site.py inventories/lab 16 .lab/inventories/lab-16 --ha-pairs 1
 
-    scripts/scale_site.py inventories/lab 16 .lab/inventories/lab-16
+What grows, from the base inventory's dgx01, its first two ONTAP nodes and its first switch pair:
+
+- DGX: dgx01's host_vars for every DGX, its addresses at the next offsets of each network.
+- ONTAP HA pairs: as many as the GPUs' demand needs at the platform's figure (the sizing's table
+  or pod.sizing.platform_limit_mb_s), never fewer than the base has (--ha-pairs fixes the count).
+  A new node copies the first (odd) or second (even) node: ports, aggregates, interface groups,
+  broadcast-domain ports, SVM aggregates and its switch ports.
+- Switch pairs: leaf pairs as the switch model's front-panel ports require (the validator's port
+  maps), each HA pair on one leaf pair and the DGX filling the rest in order; two leaf pairs are
+  joined back to back, more by a spine pair, each by an uplink port-channel. Hosts the first pair
+  serves besides the DGX and ONTAP (control-plane servers) stay on it.
+- Networks: a network too small for its addresses grows (a shorter prefix), moving to a free block
+  of the new size when the old one would overlap another, and every address in it moves along.
+  Data LIFs move above the DGX addresses when those would reach them.
+
+Pod-wide files are copied; the relative paths they hold (a CA file, a kubeconfig) are rewritten so
+they still name the same files from the copy's place. The result validates (tests/unit/test_scale_site.py).
 """
 from __future__ import annotations
 
 import argparse
 import copy
 import ipaddress
+import json
+import math
 import os
 import re
 import shutil
@@ -21,42 +36,221 @@ import sys
 
 import yaml
 
-MODELINE = "# yaml-language-server: $schema=../../../schemas/host.schema.json\n"
-DGX_NAME = re.compile(r"^dgx(\d+)$")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import platforms  # noqa: E402
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as site_model  # noqa: E402
+
+MODELINE = "# yaml-language-server: $schema=../../../ansible_collections/ontap_ai/pod/schemas/host.schema.json\n"
+DGX_NAME = re.compile(r"^dgx\d+$")
+ADDRESS = re.compile(r"(?<![\d.])(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})(/\d{1,2})?(?![\d.])")
 # Keys of the model whose values are paths relative to the inventory directory.
 RELATIVE_PATH_LINE = re.compile(r"^(?P<lead>\s*(?:ca_file|kubeconfig):\s*)(?P<path>\.\.?/\S+)\s*$", re.MULTILINE)
+ONTAP_MAX_HA_PAIRS = 12  # an ONTAP cluster serving NAS: 24 nodes
+UPLINK_CHANNEL = 90  # a leaf pair's uplink port-channel; the spine's to leaf k is UPLINK_CHANNEL + k
+LIF_ALIGN = 16
+
+
+class ScaleError(Exception):
+    """The base inventory cannot grow as asked; the message says why."""
+
+
+# ----------------------------------------------------------------------------- files
+class _Dumper(yaml.SafeDumper):
+    """Sequences indented under their key, as yamllint (and the hand-written inventories) want them;
+    a short list or map on one line in flow style, a long one in block style (never wrapped)."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False):
+        return super().increase_indent(flow, False)
+
+
+def _short(data) -> bool:
+    return len(json.dumps(data, default=str)) <= 100
+
+
+_Dumper.add_representer(list, lambda dumper, data: dumper.represent_sequence(
+    "tag:yaml.org,2002:seq", data, flow_style=_short(data)))
+_Dumper.add_representer(dict, lambda dumper, data: dumper.represent_mapping(
+    "tag:yaml.org,2002:map", data, flow_style=_short(data)))
+
+
+def _load(path: str):
+    with open(path, encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+
+
+def _dump(path: str, data, note: str, modeline: bool = False) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("---\n" + (MODELINE if modeline else "") + f"# {note}\n")
+        # Lists and maps of plain values in flow style, as the hand-written inventories have them.
+        yaml.dump(data, handle, Dumper=_Dumper, sort_keys=False, width=1000)
+
+
+def _yaml_files(directory: str) -> list[str]:
+    found = []
+    for parent, _dirs, files in os.walk(directory):
+        found += [os.path.join(parent, name) for name in sorted(files) if name.endswith((".yml", ".yaml"))]
+    return found
 
 
 def _rebase_paths(base: str, output: str) -> None:
     """Relative paths in the copied group_vars point where they pointed from the base inventory."""
-    for directory, _, files in os.walk(os.path.join(output, "group_vars")):
-        for name in files:
-            path = os.path.join(directory, name)
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
+    for path in _yaml_files(os.path.join(output, "group_vars")):
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
 
-            def rebase(match: re.Match) -> str:
-                target = os.path.normpath(os.path.join(os.path.abspath(base), match["path"]))
-                return match["lead"] + os.path.relpath(target, os.path.abspath(output))
+        def rebase(match: re.Match) -> str:
+            target = os.path.normpath(os.path.join(os.path.abspath(base), match["path"]))
+            return match["lead"] + os.path.relpath(target, os.path.abspath(output))
 
-            rebased = RELATIVE_PATH_LINE.sub(rebase, text)
-            if rebased != text:
-                with open(path, "w", encoding="utf-8") as handle:
-                    handle.write(rebased)
+        rebased = RELATIVE_PATH_LINE.sub(rebase, text)
+        if rebased != text:
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(rebased)
 
 
-def _shift(address: str, offset: int) -> str:
-    return str(ipaddress.IPv4Address(address) + offset)
+# ----------------------------------------------------------------------------- addresses
+class Network:
+    """One network of the model, its addresses kept as offsets until its final size is known."""
+
+    def __init__(self, name: str, subnet: ipaddress.IPv4Network):
+        self.name, self.old = name, subnet
+        self.used: set[int] = set()
+        self.blocks: list[tuple[int, int]] = []  # [start, end) offsets reserved for DGX and LIFs
+
+    def offset(self, address: str) -> int | None:
+        value = ipaddress.IPv4Address(address)
+        return int(value) - int(self.old.network_address) if value in self.old else None
+
+    def free(self, offset: int) -> bool:
+        return offset not in self.used and not any(start <= offset < end for start, end in self.blocks)
+
+    def take_after(self, offset: int) -> int:
+        while not self.free(offset):
+            offset += 1
+        self.used.add(offset)
+        return offset
+
+    def needed_prefix(self) -> int:
+        top = max([*self.used, *(end - 1 for _start, end in self.blocks), 0])
+        prefix = self.old.prefixlen
+        while prefix > 8 and 2 ** (32 - prefix) - 1 <= top:
+            prefix -= 1
+        return prefix
 
 
-def _dump(path: str, data: dict, note: str) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write("---\n" + MODELINE + f"# {note}\n")
-        yaml.safe_dump(data, handle, sort_keys=False, default_flow_style=False, width=140)
+def _place_networks(networks: dict[str, Network]) -> dict[str, ipaddress.IPv4Network]:
+    """Each network's final subnet: as it was if big enough, else the first block of the needed size
+    at or after its old address that overlaps no other network."""
+    final: dict[str, ipaddress.IPv4Network] = {}
+    for name, network in networks.items():
+        prefix = network.needed_prefix()
+        if prefix == network.old.prefixlen:
+            final[name] = network.old
+    for name, network in networks.items():
+        if name in final:
+            continue
+        size = 2 ** (32 - network.needed_prefix())
+        start = int(network.old.network_address) // size * size
+        # Neither another network's block nor any old block: an address moved into the new block can
+        # then never be taken for one still to move.
+        others = [n for other, n in final.items() if other != name] + [n.old for other, n in networks.items() if other != name]
+        while True:
+            candidate = ipaddress.IPv4Network((start, network.needed_prefix()))
+            if not any(candidate.overlaps(other) for other in others):
+                break
+            start += size
+        final[name] = candidate
+    return final
 
 
-def scale(base: str, count: int, output: str) -> str:
-    """Create output from base with dgx01..dgxNN; returns the output directory."""
+def _translate(text: str, moves: dict[str, tuple[ipaddress.IPv4Network, ipaddress.IPv4Network]]) -> str:
+    """Every address (and the subnet) of a moved network, moved to the same offset in its new block."""
+    def move(match: re.Match) -> str:
+        try:
+            address = ipaddress.IPv4Address(match[1])
+        except ValueError:
+            return match[0]
+        for old, new in moves.values():
+            if match[2] and ipaddress.IPv4Network(match[0], strict=False) == old:
+                return str(new)
+            if not match[2] and address in old:
+                return str(ipaddress.IPv4Address(int(new.network_address) + int(address) - int(old.network_address)))
+        return match[0]
+
+    return ADDRESS.sub(move, text)
+
+
+# ----------------------------------------------------------------------------- sizing
+def _ha_pairs_for(model: dict, dgx_count: int, gpus_per_dgx: int, base_pairs: int, platform: str) -> int:
+    sizing = site_model.as_dict(site_model.as_dict(model.get("pod")).get("sizing"))
+    per_gpu = sizing.get("gpu_ingest_mb_s", 82)
+    override = sizing.get("platform_limit_mb_s")
+    per_pair = override if isinstance(override, (int, float)) and not isinstance(override, bool) else \
+        site_model.PLATFORM_LIMIT_MB_S.get(site_model.platform_key(platform))
+    if not per_pair:
+        return base_pairs
+    wanted = math.ceil(dgx_count * gpus_per_dgx * per_gpu / per_pair)
+    return max(base_pairs, min(wanted, ONTAP_MAX_HA_PAIRS))
+
+
+# ----------------------------------------------------------------------------- switches
+def _stem(name: str) -> str:
+    return re.sub(r"[-_]?[a-z]$", "", name) or name
+
+
+def _leads_to(entry: dict, key: str, value: str) -> bool:
+    return (entry.get("connects_to") or {}).get(key) == value
+
+
+def _retarget(entry: dict, key: str, value: str, members: list[str] | None, channel_id: int | None) -> dict:
+    entry = copy.deepcopy(entry)
+    entry["connects_to"][key] = value
+    entry.pop("description", None)
+    if members is not None:
+        entry["members"] = members
+    if channel_id is not None:
+        entry["id"] = channel_id
+        entry.pop("vpc", None)
+    return entry
+
+
+class Side:
+    """One switch position of a pair (the template's first or second switch) and what each unit takes on it."""
+
+    def __init__(self, template: dict, dgx: str, nodes: list[str]):
+        self.template = template
+        self.dgx_ports = [p for p in template.get("ports", []) if _leads_to(p, "host", dgx)]
+        self.dgx_channels = [c for c in template.get("port_channels", []) if _leads_to(c, "host", dgx)]
+        self.node_ports = {n: [p for p in template.get("ports", []) if _leads_to(p, "ontap_node", n)] for n in nodes}
+        self.node_channels = {n: [c for c in template.get("port_channels", []) if _leads_to(c, "ontap_node", n)] for n in nodes}
+        served = set(nodes) | {dgx}
+        self.kept_ports = [p for p in template.get("ports", [])
+                           if not DGX_NAME.match(str((p.get("connects_to") or {}).get("host", "")))
+                           and (p.get("connects_to") or {}).get("ontap_node") not in served
+                           and (p.get("connects_to") or {}).get("host") not in served]
+        self.kept_channels = [c for c in template.get("port_channels", [])
+                              if not DGX_NAME.match(str((c.get("connects_to") or {}).get("host", "")))
+                              and (c.get("connects_to") or {}).get("ontap_node") not in served
+                              and "switch" not in (c.get("connects_to") or {})]
+
+    def dgx_width(self) -> int:
+        return len(self.dgx_ports) + sum(len(c["members"]) for c in self.dgx_channels)
+
+    def node_width(self, node: str) -> int:
+        return len(self.node_ports[node]) + sum(len(c["members"]) for c in self.node_channels[node])
+
+
+def scale(base: str, count: int, output: str, ha_pairs: int | None = None, switch_model: str | None = None,
+          pod_name: str | None = None, description: str | None = None, switch_stem: str | None = None) -> str:
+    """Create output from base with count DGX; returns the output directory.
+
+    switch_model replaces the switches' model (same platform; the peer link moves to the last
+    ports); pod_name and description replace pod.name and pod.description; switch_stem names every
+    switch STEM-<leaf>a/b and STEM-spine-a/b (default: the first pair keeps its names).
+    """
     if count < 1:
         raise ValueError("count must be at least 1")
     if os.path.abspath(output) == os.path.abspath(base):
@@ -66,85 +260,335 @@ def scale(base: str, count: int, output: str) -> str:
     shutil.copytree(base, output)
     _rebase_paths(base, output)
     host_vars = os.path.join(output, "host_vars")
-    with open(os.path.join(base, "host_vars", "dgx01.yml"), encoding="utf-8") as handle:
-        template = yaml.safe_load(handle)
+    hosts_path = os.path.join(output, "hosts.yml")
+    inventory = _load(hosts_path)
+    children = inventory["all"]["children"]
+    switch_names = list((children.get("switches") or {}).get("hosts") or {})
+    raw = {name: _load(os.path.join(host_vars, f"{name}.yml")) or {} for name in switch_names}
+    first = switch_names[0]
+    peer = raw[first]["switch"].get("vpc", {}).get("peer")
+    if peer not in raw:
+        raise ScaleError(f"{first} has no vPC/MLAG peer in the base inventory: nothing to grow into pairs")
+    template_pair = (first, peer)
+    ontap_path = os.path.join(output, "group_vars", "all", "ontap.yml")
+    ontap_file = _load(ontap_path)
+    ontap = ontap_file["ontap"]
+    base_nodes = [node["name"] for node in ontap["nodes"]]
+    if len(base_nodes) < 2:
+        raise ScaleError("the base inventory's ONTAP cluster has fewer than two nodes: no HA pair to copy")
+    networks_path = os.path.join(output, "group_vars", "all", "networks.yml")
+    networks_file = _load(networks_path)
+    networks = {n["name"]: Network(n["name"], ipaddress.IPv4Network(n["subnet"])) for n in networks_file["networks"]}
+    pod_path = os.path.join(output, "group_vars", "all", "pod.yml")
+    with open(pod_path, encoding="utf-8") as handle:
+        pod_text = handle.read()
+    for key, value in (("name", pod_name), ("description", description)):
+        if value is not None:
+            pod_text = re.sub(rf"(?m)^(  {key}:).*$", lambda match, value=value: f"{match[1]} {json.dumps(value)}", pod_text, count=1)
+    with open(pod_path, "w", encoding="utf-8") as handle:
+        handle.write(pod_text)
+    pod = yaml.safe_load(pod_text) or {}
+    template = _load(os.path.join(base, "host_vars", "dgx01.yml"))
+    gpus = site_model.dgx_gpu_count(template["dgx"])
+    pairs = ha_pairs or _ha_pairs_for(pod, count, gpus, (len(base_nodes) + 1) // 2, ontap.get("platform", ""))
+    node_count = max(len(base_nodes), 2 * pairs)
+    node_prefix = re.sub(r"\d+$", "", base_nodes[0])
+    nodes = base_nodes + [f"{node_prefix}{index + 1:02d}" for index in range(len(base_nodes), node_count)]
+
+    def network_of(address: str) -> Network | None:
+        return next((n for n in networks.values() if n.offset(address) is not None), None)
+
+    # Addresses in use: everything the copy holds but the DGX other than the template, and data LIF
+    # first addresses (their ranges are placed below).
+    first_addresses = {name: address for svm in ontap.get("svms", [])
+                       for name, address in ((svm.get("data_lifs") or {}).get("first_address") or {}).items()}
+    for path in _yaml_files(output):
+        name = os.path.splitext(os.path.basename(path))[0]
+        if os.path.dirname(path) == host_vars and DGX_NAME.match(name) and name != "dgx01":
+            continue
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        for match in ADDRESS.finditer(text):
+            if match[2] or match[1] in first_addresses.values():
+                continue
+            try:
+                network = network_of(match[1])
+            except ValueError:
+                continue
+            if network:
+                network.used.add(network.offset(match[1]))
+
+    # The DGX blocks, then the LIF blocks above them where they would collide.
+    dgx_addresses = [(("mgmt_address",), template["dgx"]["mgmt_address"])]
+    if template["dgx"].get("inband", {}).get("address"):
+        dgx_addresses.append((("inband", "address"), template["dgx"]["inband"]["address"]))
+    for index, nic in enumerate(template["dgx"].get("storage_nics", [])):
+        dgx_addresses.append((("storage_nics", index, "address"), nic["address"]))
+    dgx_offsets = {}
+    for key, address in dgx_addresses:
+        network = network_of(address)
+        if network is None:
+            continue
+        start = network.offset(address)
+        network.used.discard(start)
+        network.blocks.append((start, start + count))
+        dgx_offsets[key] = (network, start)
+    lif_ports = {}
+    for domain in ontap.get("broadcast_domains", []):
+        per_node = sum(1 for entry in domain.get("ports", []) if entry.split(":", 1)[0] == base_nodes[0])
+        lif_ports[domain.get("network")] = per_node
+    lif_moves = {}
+    for svm in ontap.get("svms", []):
+        spec = svm.get("data_lifs") or {}
+        for name, address in (spec.get("first_address") or {}).items():
+            network = networks.get(name)
+            if network is None or network.offset(address) is None:
+                continue
+            width = lif_ports.get(name, 1) * node_count * int(spec.get("per_port", 1))
+            start = network.offset(address)
+            if any(start < end and begin < start + width for begin, end in network.blocks):
+                start = math.ceil(max(end for _begin, end in network.blocks) / LIF_ALIGN) * LIF_ALIGN
+            network.blocks.append((start, start + width))
+            lif_moves[(svm["name"], name)] = start
+
+    # ONTAP nodes.
+    node_mgmt = {}
+    for index, name in enumerate(nodes[len(base_nodes):], start=len(base_nodes)):
+        source = ontap["nodes"][index % 2]
+        network = network_of(source["mgmt_address"])
+        node = copy.deepcopy(source)
+        node["name"] = name
+        node_mgmt[name] = (network, network.take_after(network.offset(source["mgmt_address"]))) if network else None
+        for aggregate in node.get("aggregates", []):
+            renamed = aggregate["name"].replace(source["name"].replace("-", "_"), name.replace("-", "_"))
+            aggregate["name"] = renamed if renamed != aggregate["name"] else f"{aggregate['name']}_{index + 1:02d}"
+        ontap["nodes"].append(node)
+        for group in [g for g in ontap.get("interface_groups", []) if g.get("node") == source["name"]]:
+            ontap.setdefault("interface_groups", []).append(dict(copy.deepcopy(group), node=name))
+        for domain in ontap.get("broadcast_domains", []):
+            domain["ports"] += [f"{name}:{entry.split(':', 1)[1]}" for entry in list(domain.get("ports", []))
+                                if entry.split(":", 1)[0] == source["name"]]
+        for svm in ontap.get("svms", []):
+            source_aggregates = {a["name"] for a in source.get("aggregates", [])}
+            if source_aggregates & set(svm.get("aggregates", [])):
+                svm["aggregates"] += [a["name"] for a in node.get("aggregates", [])]
+
+    # Switch pairs.
+    if switch_model:
+        for name in template_pair:
+            raw[name]["switch"]["model"] = switch_model
+    sides = [Side(raw[name]["switch"], "dgx01", base_nodes[:2]) for name in template_pair]
+    platform = sides[0].template.get("platform")
+    port_map = platforms.port_map(platform, sides[0].template.get("model"))
+    if port_map is None:
+        raise ScaleError(f"no port map for switch model {sides[0].template.get('model')!r}: cannot tell when a pair is full")
+    peer_members = [list(raw[name]["switch"]["vpc"]["peer_link"]["members"]) for name in template_pair]
+    every_port = platforms.free_ports(platform, port_map, set())
+    if switch_model:
+        peer_members = [every_port[-len(members):] for members in peer_members]
+        for name, members in zip(template_pair, peer_members):
+            raw[name]["switch"]["vpc"]["peer_link"]["members"] = members
+    kept = [{p["name"] for p in side.kept_ports} | {m for c in side.kept_channels for m in c["members"]} for side in sides]
+    dgx_width = max(side.dgx_width() for side in sides)
+    pair_width = [max(sides[s].node_width(base_nodes[0]) + sides[s].node_width(base_nodes[1]), 0) for s in (0, 1)]
+    pair_width = max(pair_width)
+
+    def capacity(leaf_index: int, leaves: int, uplink: int) -> int:
+        reserved = len(peer_members[0]) + (uplink if leaves > 1 else 0) + (len(kept[0] | kept[1]) if leaf_index == 0 else 0)
+        return len(every_port) - reserved
+
+    leaves = 1
+    while True:
+        uplink_members = 2
+        pairs_on = [list(range(pairs))[leaf::leaves] for leaf in range(leaves)]
+        room = [capacity(leaf, leaves, uplink_members) - pair_width * len(pairs_on[leaf]) for leaf in range(leaves)]
+        if all(r >= 0 for r in room) and sum(r // max(dgx_width, 1) for r in room) >= count:
+            break
+        leaves += 1
+        if leaves > 64:
+            raise ScaleError(f"{count} DGX do not fit on {port_map['family']} switches: use a switch with more ports")
+    # The DGX spread evenly over the leaf pairs, as far as each one's free ports allow.
+    quota = [0] * leaves
+    remaining = count
+    for position, leaf in enumerate(sorted(range(leaves), key=lambda leaf: room[leaf])):
+        quota[leaf] = min(room[leaf] // max(dgx_width, 1), -(-remaining // (leaves - position)))
+        remaining -= quota[leaf]
+    spine_members = 0
+    if leaves > 2:
+        spine_room = len(every_port) - len(peer_members[0])
+        spine_members = 2 if 2 * leaves <= spine_room else 1 if leaves <= spine_room else 0
+        if not spine_members:
+            raise ScaleError(f"{leaves} leaf pairs need more uplinks than a {port_map['family']} spine has ports")
+
+    stem = switch_stem or _stem(first)
+    names = [template_pair if not switch_stem else (f"{stem}-1a", f"{stem}-1b")] + \
+        [(f"{stem}-{leaf + 1}a", f"{stem}-{leaf + 1}b") for leaf in range(1, leaves)]
+    spine = (f"{stem}-spine-a", f"{stem}-spine-b") if leaves > 2 else None
+    domain = raw[first]["switch"]["vpc"]["domain"]
+    switch_mgmt = {}
+    for pair in names[1:] + ([spine] if spine else []):
+        for side, name in enumerate(pair):
+            source = raw[template_pair[side]]["switch"]["mgmt_address"]
+            network = network_of(source)
+            switch_mgmt[name] = (network, network.take_after(network.offset(source))) if network else None
+
+    bodies: dict[str, dict] = {}
+    dgx_names = [f"dgx{index:0{max(2, len(str(count)))}d}" for index in range(1, count + 1)]
+    next_dgx = 0
+    for leaf, pair in enumerate(names):
+        free = []
+        for side in (0, 1):
+            taken = set(peer_members[side]) | (kept[side] if leaf == 0 else set())
+            free.append([p for p in every_port if p not in taken])
+        uplinks = [[free[side].pop() for _ in range(uplink_members)][::-1] if leaves > 1 else [] for side in (0, 1)]
+        entries: list[dict] = [{"ports": list(sides[s].kept_ports) if leaf == 0 else [],
+                                "port_channels": list(sides[s].kept_channels) if leaf == 0 else []} for s in (0, 1)]
+
+        def place(side: int, ports: list[dict], channels: list[dict], key: str, value: str, channel_id: int,
+                  free: list[list[str]] = free, entries: list[dict] = entries) -> None:
+            for port in ports:
+                entries[side]["ports"].append(dict(_retarget(port, key, value, None, None), name=free[side].pop(0)))
+            for channel in channels:
+                members = [free[side].pop(0) for _ in channel["members"]]
+                entries[side]["port_channels"].append(_retarget(channel, key, value, members, channel_id))
+
+        for pair_index in pairs_on[leaf]:
+            for node_index in (2 * pair_index, 2 * pair_index + 1):
+                node, source = nodes[node_index], base_nodes[node_index % 2]
+                for side in (0, 1):
+                    place(side, sides[side].node_ports[source], sides[side].node_channels[source], "ontap_node", node, 11 + node_index)
+        for _ in range(quota[leaf]):
+            for side in (0, 1):
+                place(side, sides[side].dgx_ports, sides[side].dgx_channels, "host", dgx_names[next_dgx], 101 + next_dgx)
+            next_dgx += 1
+        for side, name in enumerate(pair):
+            body = copy.deepcopy(raw[template_pair[side]])
+            switch = body["switch"]
+            switch["ports"], switch["port_channels"] = entries[side]["ports"], entries[side]["port_channels"]
+            if leaves > 1:
+                far = (names[1][0] if leaf == 0 else names[0][0]) if leaves == 2 else spine[0]
+                far_channel = UPLINK_CHANNEL if leaves == 2 else UPLINK_CHANNEL + leaf + 1
+                switch["port_channels"].append({"id": UPLINK_CHANNEL, "members": uplinks[side],
+                                                "connects_to": {"switch": far, "port_channel": far_channel}})
+            if pair != template_pair:
+                _rename_pair(switch, pair[1 - side], domain + leaf)
+            bodies[name] = body
+    if next_dgx < count:
+        raise ScaleError(f"placed {next_dgx} of {count} DGX: the leaf pairs are full")
+    if spine:
+        for side, name in enumerate(spine):
+            body = copy.deepcopy(raw[template_pair[side]])
+            switch = body["switch"]
+            free = [p for p in every_port if p not in set(peer_members[side])]
+            switch["ports"] = []
+            switch["port_channels"] = [{"id": UPLINK_CHANNEL + leaf + 1, "members": [free.pop(0) for _ in range(spine_members)],
+                                        "connects_to": {"switch": names[leaf][0], "port_channel": UPLINK_CHANNEL}}
+                                       for leaf in range(leaves)]
+            _rename_pair(switch, spine[1 - side], domain + leaves)
+            bodies[name] = body
+        for leaf in range(leaves):
+            for name in names[leaf]:
+                bodies[name]["switch"]["port_channels"][-1]["members"] = bodies[name]["switch"]["port_channels"][-1]["members"][:spine_members]
+
+    # Final subnets. Every file the copy holds moves its addresses first; the addresses this script
+    # hands out are set afterwards, in their final networks.
+    final = _place_networks(networks)
+    moves = {name: (networks[name].old, subnet) for name, subnet in final.items() if subnet != networks[name].old}
+
+    def moved(data):
+        return yaml.safe_load(_translate(yaml.safe_dump(data, sort_keys=False), moves)) if moves else data
+
+    def address(place: tuple[Network, int] | None, what: str) -> str:
+        if place is None:
+            raise ScaleError(f"{what}: its template's address lies in no network of networks.yml, so no address can be handed out")
+        network, offset = place
+        return str(ipaddress.IPv4Address(int(final[network.name].network_address) + offset))
+
     for name in os.listdir(host_vars):
         if DGX_NAME.match(os.path.splitext(name)[0]):
             os.remove(os.path.join(host_vars, name))
-    width = max(2, len(str(count)))
-    names = [f"dgx{index:0{width}d}" for index in range(1, count + 1)]
-    for offset, name in enumerate(names):
-        body = copy.deepcopy(template)
-        dgx = body["dgx"]
-        dgx["mgmt_address"] = _shift(dgx["mgmt_address"], offset)
-        for nic in dgx.get("storage_nics", []):
-            nic["address"] = _shift(nic["address"], offset)
-        if "inband" in dgx:
-            dgx["inband"]["address"] = _shift(dgx["inband"]["address"], offset)
-        _dump(os.path.join(host_vars, f"{name}.yml"), body, f"generated by scripts/scale_site.py from {base}")
-
-    hosts_path = os.path.join(output, "hosts.yml")
-    with open(hosts_path, encoding="utf-8") as handle:
-        inventory = yaml.safe_load(handle)
-    children = inventory["all"]["children"]
-    template_groups = [group for group, body in children.items()
-                       if isinstance(body, dict) and "dgx01" in (body.get("hosts") or {})]
-    for group in template_groups:
-        kept = {h: v for h, v in (children[group].get("hosts") or {}).items() if not DGX_NAME.match(str(h))}
-        kept.update({name: None for name in names})
-        children[group]["hosts"] = kept
-    with open(hosts_path, "w", encoding="utf-8") as handle:
-        handle.write(f"---\n# generated by scripts/scale_site.py: {base} with {count} DGX nodes\n")
-        yaml.safe_dump(inventory, handle, sort_keys=False, default_flow_style=False)
-
-    for file_name in sorted(os.listdir(host_vars)):
-        path = os.path.join(host_vars, file_name)
-        with open(path, encoding="utf-8") as handle:
-            body = yaml.safe_load(handle)
-        switch = (body or {}).get("switch")
-        if not switch:
+    for path in _yaml_files(output):
+        if path in (ontap_path, networks_path, hosts_path):
             continue
-        port_template = next((p for p in switch.get("ports", [])
-                              if p.get("connects_to", {}).get("host") == "dgx01"), None)
-        channel_template = next((c for c in switch.get("port_channels", [])
-                                 if c.get("connects_to", {}).get("host") == "dgx01"), None)
-        switch["ports"] = [p for p in switch.get("ports", []) if not DGX_NAME.match(str(p.get("connects_to", {}).get("host", "")))]
-        switch["port_channels"] = [c for c in switch.get("port_channels", [])
-                                   if not DGX_NAME.match(str(c.get("connects_to", {}).get("host", "")))]
-        prefix = "swp" if switch.get("platform") == "cumulus" else "Ethernet"
-        # DGX ports take the switch's free front-panel ports first (a 32-port switch: Ethernet1/1-32
-        # or swp1-32), then ports of a second module, which only a larger chassis has.
-        used = {p.get("name") for p in switch.get("ports", [])} | {
-            m for c in switch.get("port_channels", []) for m in c.get("members", [])} | {
-            m for m in ((switch.get("vpc") or {}).get("peer_link") or {}).get("members", [])} | {
-            m for m in ((switch.get("mlag") or {}).get("peer_link") or {}).get("members", [])}
-        front = [f"swp{n}" if prefix == "swp" else f"Ethernet1/{n}" for n in range(1, 33)]
-        free = [port for port in front if port not in used]
-        for offset, name in enumerate(names, start=1):
-            if port_template:
-                port = copy.deepcopy(port_template)
-                port["name"] = (free[offset - 1] if offset <= len(free)
-                                else f"{prefix}2{offset}" if prefix == "swp" else f"Ethernet2/{offset}")
-                port["connects_to"]["host"] = name
-                switch["ports"].append(port)
-            if channel_template:
-                channel = copy.deepcopy(channel_template)
-                channel["id"] = 1000 + offset
-                channel.pop("vpc", None)
-                channel["members"] = [f"{prefix}3{offset}" if prefix == "swp" else f"Ethernet3/{offset}"]
-                channel["connects_to"]["host"] = name
-                switch["port_channels"].append(channel)
-        _dump(path, body, f"generated by scripts/scale_site.py from {base}")
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        if moves and _translate(text, moves) != text:
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(_translate(text, moves))
+    for index, name in enumerate(dgx_names):
+        body = copy.deepcopy(template)
+        for key, (network, start) in dgx_offsets.items():
+            target = body["dgx"]
+            for part in key[:-1]:
+                target = target[part]
+            target[key[-1]] = address((network, start + index), name)
+        _dump(os.path.join(host_vars, f"{name}.yml"), body, f"generated by scripts/scale_site.py from {base}", modeline=True)
+    for side, name in enumerate(names[0]):
+        source = raw[template_pair[side]]["switch"]["mgmt_address"]
+        network = network_of(source)
+        switch_mgmt[name] = (network, network.offset(source)) if network else None
+    for name in template_pair:
+        if name not in bodies:
+            os.remove(os.path.join(host_vars, f"{name}.yml"))
+    for name, body in bodies.items():
+        body = moved(body)
+        if name in switch_mgmt:
+            body["switch"]["mgmt_address"] = address(switch_mgmt[name], name)
+        _dump(os.path.join(host_vars, f"{name}.yml"), body, f"generated by scripts/scale_site.py from {base}", modeline=True)
+    ontap_file = moved(ontap_file)
+    ontap = ontap_file["ontap"]
+    for node in ontap["nodes"]:
+        if node["name"] in node_mgmt:
+            node["mgmt_address"] = address(node_mgmt[node["name"]], node["name"])
+    for svm in ontap.get("svms", []):
+        for name in list((svm.get("data_lifs") or {}).get("first_address") or {}):
+            if (svm["name"], name) in lif_moves:
+                svm["data_lifs"]["first_address"][name] = address((networks[name], lif_moves[(svm["name"], name)]), f"data LIFs on {name}")
+    _dump(ontap_path, ontap_file, f"generated by scripts/scale_site.py: {base} with {len(nodes) // 2} HA pair(s)")
+    networks_file = moved(networks_file)
+    for entry in networks_file["networks"]:
+        entry["subnet"] = str(final[entry["name"]])
+    _dump(networks_path, networks_file, f"generated by scripts/scale_site.py: {base} with {count} DGX")
+    for group, body in children.items():
+        if not isinstance(body, dict):
+            continue
+        hosts = body.get("hosts") or {}
+        if "dgx01" in hosts:
+            kept_hosts = {h: v for h, v in hosts.items() if not DGX_NAME.match(str(h))}
+            kept_hosts.update({name: None for name in dgx_names})
+            body["hosts"] = kept_hosts
+        if group == "switches":
+            body["hosts"] = {name: None for name in bodies}
+    with open(hosts_path, "w", encoding="utf-8") as handle:
+        handle.write(f"---\n# generated by scripts/scale_site.py: {base} with {count} DGX, {len(nodes) // 2} HA pair(s), "
+                     f"{leaves} leaf pair(s){' and a spine pair' if spine else ''}\n")
+        yaml.dump(moved(inventory), handle, Dumper=_Dumper, sort_keys=False, width=1000)
     return output
+
+
+def _rename_pair(switch: dict, peer: str, domain: int) -> None:
+    switch["vpc"]["peer"] = peer
+    switch["vpc"]["domain"] = domain
+    switch["vpc"].pop("system_mac", None)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("base", help="inventory to scale (its host_vars/dgx01.yml is the template)")
+    parser.add_argument("base", help="inventory to grow (its dgx01, first two ONTAP nodes and first switch pair are the templates)")
     parser.add_argument("count", type=int, help="number of DGX nodes")
     parser.add_argument("output", help="directory to write (replaced if it exists)")
+    parser.add_argument("--ha-pairs", type=int, help="ONTAP HA pairs (default: what the GPUs' demand needs)")
+    parser.add_argument("--switch-model", help="the switches' model, on the base's platform (default: the base's)")
+    parser.add_argument("--switch-names", help="name the switches NAME-1a, NAME-1b, ... NAME-spine-a (default: the first pair keeps its names)")
+    parser.add_argument("--pod-name", help="pod.name of the copy (default: the base's)")
+    parser.add_argument("--description", help="pod.description of the copy (default: the base's)")
     args = parser.parse_args(argv)
-    print(scale(args.base, args.count, args.output))
+    try:
+        print(scale(args.base, args.count, args.output, ha_pairs=args.ha_pairs, switch_model=args.switch_model,
+                    pod_name=args.pod_name, description=args.description, switch_stem=args.switch_names))
+    except ScaleError as error:
+        print(f"scale_site: {error}", file=sys.stderr)
+        return 2
     return 0
 
 

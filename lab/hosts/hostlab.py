@@ -125,7 +125,7 @@ def load_lab() -> tuple[dict[str, Network], list[Host]]:
     if count > len(dgx):
         raise LabError(f"AIPOD_LAB_DGX={count} but {INVENTORY} has {len(dgx)} DGX hosts; "
                        f"write a larger inventory with scripts/scale_site.py {INVENTORY} {count} "
-                       f".lab/inventories/lab-{count} and set AIPOD_LAB_INVENTORY to it")
+                       f".lab/inventories/lab-{count} --ha-pairs 1 and set AIPOD_LAB_INVENTORY to it")
     networks_model = site_model.networks_by_name(model)
     networks: dict[str, Network] = {}
     hosts: list[Host] = []

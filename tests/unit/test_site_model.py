@@ -74,8 +74,13 @@ def test_mounts_spread_over_64_hosts_evenly(tmp_path):
 
     model = load_site(scale(str(SAMPLE), 64, str(tmp_path / "sample-64"))).model
     hosts = list(m.hosts_of_kind(model, "dgx"))
-    targets = collections.Counter(m.mount_plan(model, host)[0]["lif"] for host in hosts)
-    assert len(targets) == 16 and set(targets.values()) == {4}
+    lifs = {lif["name"]: lif["node"] for lif in m.data_lifs(model)}
+    assert len(lifs) == 48  # three HA pairs for 512 GPUs at 82 MB/s on the A800's 18 GB/s, 8 LIFs a node
+    for mount in (0, 1):
+        targets = collections.Counter(m.mount_plan(model, host)[mount]["lif"] for host in hosts)
+        assert len(targets) == 48 and set(targets.values()) == {1, 2}  # 64 mounts on 48 LIFs, as even as it gets
+    per_node = collections.Counter(lifs[mount["lif"]] for host in hosts for mount in m.mount_plan(model, host))
+    assert len(per_node) == 6 and max(per_node.values()) - min(per_node.values()) <= 2
 
 
 def test_switch_plan_for_a_dgx_storage_port(sample):

@@ -68,3 +68,30 @@ def test_the_committed_sample_documents_are_current(model):
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
     for device in ("n3232c-a", "n3232c-b", "dgx01", "aipod-a800-02"):
         assert device in svg
+
+
+def test_the_committed_larger_sample_documents_are_current():
+    """docs/cabling/sample-large-* are regenerated with:
+    ansible-playbook -i inventories/sample-large/hosts.yml --vault-id sample@<password file> playbooks/cabling.yml \\
+        -e cabling_dir=$PWD/docs/cabling -e cabling_name=sample-large
+    """
+    import html
+
+    from project_paths import REPO, SAMPLE_VAULT_PASSWORD, make_decryptor
+
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
+
+    model = load_site(str(REPO / "inventories" / "sample-large"), decrypt=make_decryptor(SAMPLE_VAULT_PASSWORD)).model
+    rows = m.cabling_plan(model)
+    docs = REPO / "docs" / "cabling"
+    for kind, name in (("markdown", "sample-large-cabling.md"), ("csv", "sample-large-cabling.csv"),
+                       ("dot", "sample-large-topology.dot")):
+        assert (docs / name).read_text() == cabling.document(model, kind, rows), f"docs/cabling/{name} is out of date"
+    plan = ipplan.ip_plan(model)
+    assert (docs / "sample-large-ip-plan.md").read_text() == ipplan.markdown(plan, "aipod-large")
+    assert (docs / "sample-large-ip-plan.csv").read_text() == ipplan.csv_text(plan)
+    uplinks = [row for row in rows if row["device_kind"] == "switch" and row["kind"] == "member"]
+    assert len(uplinks) == 4 and all(row["switch"].startswith("leaf-1") for row in uplinks)
+    svg = html.unescape((docs / "sample-large-topology.svg").read_text())
+    for device in ("leaf-1a", "leaf-2b", "dgx32", "aipod-a800-04"):
+        assert device in svg

@@ -95,33 +95,62 @@ def _uplink_end(model: dict, connects_to: dict, near: str | None) -> dict | None
                         if as_int(as_dict(c).get("id")) == channel), None)
     pair = "/".join(switch_pair(model, far)) if far in switches else far
     networks = uplink_networks(model, near, far) if near and far in switches else []
-    carries_roce = bool(_roce_networks(model) & set(networks))
+    carries_roce = bool(_fabric(model)["roce"] & set(networks))
     return {"kind": "switch", "device": far, "interface": port_channel_name(platform, channel), "channel": channel,
             "memberships": [(network, True) for network in networks], "speed": None, "roce": carries_roce,
             "resolved": far_channel is not None, "members": [], "pair": pair, "description": f"uplink {pair} {port_channel_name(platform, channel)}"}
 
 
-def _roce_networks(model: dict) -> set[str]:
-    """Networks a RoCE DGX NIC is in: lossless on every switch hop, uplinks included."""
-    result = set()
-    for host, body in hosts_of_kind(model, "dgx").items():
-        if as_dict(body.get("dgx")).get("roce") is True:
-            result |= {nic["network"] for nic in host_interfaces(model, host).values() if nic["kind"] == "storage" and nic["network"]}
+def _pairs_of(switches: dict[str, dict]) -> dict[str, tuple[str, ...]]:
+    """Each switch's pair (switch_pair for every switch at once)."""
+    result = {}
+    for switch, data in switches.items():
+        peer = as_str(as_dict(data.get("vpc")).get("peer"))
+        if peer and peer in switches and as_dict(switches[peer].get("vpc")).get("peer") == switch:
+            result[switch] = tuple(sorted([switch, peer], key=natural_key))
+        else:
+            result[switch] = (switch,)
     return result
 
 
-def edge_networks(model: dict) -> dict[tuple[str, ...], set[str]]:
-    """The networks each switch pair carries to its hosts and ONTAP nodes (not over its uplinks)."""
+def _stamp(model: dict) -> tuple:
+    """What the fabric view is built from, by identity: a model whose switch, host or ONTAP entries
+    are replaced (as edits and tests do, with copies) gets a fresh view."""
+    hosts = as_dict(model.get("hosts"))
+    parts: list[Any] = [id(hosts), len(hosts), id(model.get("networks")), id(as_dict(model.get("ontap")).get("broadcast_domains"))]
+    for name, body in hosts.items():
+        body = as_dict(body)
+        data = as_dict(body.get("switch"))
+        parts += [name, id(body), id(body.get("switch")), id(body.get("dgx")), id(body.get("server")),
+                  id(data.get("ports")), len(as_list(data.get("ports"))), id(data.get("port_channels")),
+                  len(as_list(data.get("port_channels"))), id(data.get("vpc"))]
+    return tuple(parts)
+
+
+_FABRIC: dict[str, Any] = {}
+
+
+def _fabric(model: dict) -> dict:
+    """The pairs, the uplinks between them and the networks each pair serves, built once per model.
+
+    Every switch's plan asks for them (an uplink's VLANs depend on the whole fabric); rebuilding
+    them for each port made validation of a 256-DGX site quadratic.
+    """
+    stamp = _stamp(model)
+    if _FABRIC.get("model") is model and _FABRIC.get("stamp") == stamp:
+        return _FABRIC["view"]
     switches = hosts_of_kind(model, "switch")
+    pairs = _pairs_of(switches)
+    graph: dict[tuple[str, ...], set[tuple[str, ...]]] = {pair: set() for pair in pairs.values()}
     ontap_networks: dict[tuple[str, str], set[str]] = {}
     for domain in broadcast_domains(model):
         if domain["network"]:
             for member in domain["ports"]:
                 ontap_networks.setdefault((member["node"], member["base"]), set()).add(domain["network"])
     nics: dict[str, dict[str, dict]] = {}
-    result: dict[tuple[str, ...], set[str]] = {}
+    edges: dict[tuple[str, ...], set[str]] = {pair: set() for pair in pairs.values()}
     for switch, data in switches.items():
-        networks = result.setdefault(tuple(switch_pair(model, switch)), set())
+        near = pairs[switch]
         for entry in as_list(data.get("ports")) + as_list(data.get("port_channels")):
             target = as_dict(as_dict(entry).get("connects_to"))
             if "host" in target:
@@ -130,35 +159,41 @@ def edge_networks(model: dict) -> dict[tuple[str, ...], set[str]]:
                     nics[host] = host_interfaces(model, host)
                 nic = nics[host].get(as_str(target.get("nic")) or "")
                 if nic and nic["network"]:
-                    networks.add(nic["network"])
+                    edges[near].add(nic["network"])
             elif "ontap_node" in target:
-                networks |= ontap_networks.get((as_str(target.get("ontap_node")) or "", as_str(target.get("port")) or ""), set())
-    return result
+                edges[near] |= ontap_networks.get((as_str(target.get("ontap_node")) or "", as_str(target.get("port")) or ""), set())
+            elif as_str(target.get("switch")) in pairs and pairs[target["switch"]] != near:
+                graph[near].add(pairs[target["switch"]])
+                graph[pairs[target["switch"]]].add(near)
+    roce: set[str] = set()
+    for host, body in hosts_of_kind(model, "dgx").items():
+        if body.get("roce") is True:
+            roce |= {nic["network"] for nic in (nics.get(host) or host_interfaces(model, host)).values()
+                     if nic["kind"] == "storage" and nic["network"]}
+    view = {"pairs": pairs, "graph": graph, "edges": edges, "roce": roce, "links": {}}
+    _FABRIC.clear()
+    _FABRIC.update(model=model, stamp=stamp, view=view)
+    return view
+
+
+def edge_networks(model: dict) -> dict[tuple[str, ...], set[str]]:
+    """The networks each switch pair carries to its hosts and ONTAP nodes (not over its uplinks)."""
+    return {pair: set(networks) for pair, networks in _fabric(model)["edges"].items()}
 
 
 def pair_links(model: dict) -> dict[tuple[str, ...], set[tuple[str, ...]]]:
     """Which switch pairs each pair has an uplink to (a port-channel whose connects_to names a switch)."""
-    switches = hosts_of_kind(model, "switch")
-    graph: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
-    for switch, data in switches.items():
-        near = tuple(switch_pair(model, switch))
-        graph.setdefault(near, set())
-        for channel in as_list(data.get("port_channels")):
-            far = as_str(as_dict(as_dict(channel).get("connects_to")).get("switch"))
-            if far in switches:
-                other = tuple(switch_pair(model, far))
-                if other != near:
-                    graph[near].add(other)
-                    graph.setdefault(other, set()).add(near)
-    return graph
+    return {pair: set(neighbours) for pair, neighbours in _fabric(model)["graph"].items()}
 
 
 def uplink_networks(model: dict, near: str, far: str) -> list[str]:
     """The networks an uplink from near's pair to far's pair carries: those with hosts or ONTAP ports on both
     of its sides (on a loop-free fabric, cutting the uplink splits the pairs into those two sides)."""
-    graph = pair_links(model)
-    edges = edge_networks(model)
-    start, other = tuple(switch_pair(model, near)), tuple(switch_pair(model, far))
+    fabric = _fabric(model)
+    start, other = fabric["pairs"].get(near, (near,)), fabric["pairs"].get(far, (far,))
+    if (start, other) in fabric["links"]:
+        return list(fabric["links"][(start, other)])
+    graph, edges = fabric["graph"], fabric["edges"]
 
     def side(first: tuple[str, ...], cut: tuple[str, ...]) -> set[str]:
         seen, stack = {first}, [first]
@@ -170,16 +205,14 @@ def uplink_networks(model: dict, near: str, far: str) -> list[str]:
                     stack.append(neighbour)
         return set().union(*(edges.get(pair, set()) for pair in seen))
 
-    return sorted(side(start, other) & side(other, start), key=natural_key)
+    result = sorted(side(start, other) & side(other, start), key=natural_key)
+    fabric["links"][(start, other)] = tuple(result)
+    return result
 
 
 def switch_pair(model: dict, switch: str) -> list[str]:
     """The switch and its vPC/MLAG peer (if the peer names it back), sorted."""
-    switches = hosts_of_kind(model, "switch")
-    peer = as_str(as_dict(as_dict(switches.get(switch)).get("vpc")).get("peer"))
-    if peer and peer in switches and as_dict(switches[peer].get("vpc")).get("peer") == switch:
-        return sorted([switch, peer], key=natural_key)
-    return [switch]
+    return list(_fabric(model)["pairs"].get(switch, (switch,)))
 
 
 def _settle(model: dict, networks: dict, switch_mtu: int, default_speed: str | None,
