@@ -113,16 +113,15 @@ def _pairs_of(switches: dict[str, dict]) -> dict[str, tuple[str, ...]]:
     return result
 
 
-def _stamp(model: dict) -> tuple:
-    """What the fabric view is built from, by identity: a model whose switch, host or ONTAP entries
-    are replaced (as edits and tests do, with copies) gets a fresh view."""
+def _stamp(model: dict, switches: Any) -> tuple:
+    """What the fabric view is built from, by identity: the hosts, networks and broadcast domains, and
+    each switch's ports, port-channels and vPC. A model whose switch entries are replaced or resized
+    (as edits and tests do) gets a fresh view; one edited in place in a DGX NIC's network does not."""
     hosts = as_dict(model.get("hosts"))
     parts: list[Any] = [id(hosts), len(hosts), id(model.get("networks")), id(as_dict(model.get("ontap")).get("broadcast_domains"))]
-    for name, body in hosts.items():
-        body = as_dict(body)
-        data = as_dict(body.get("switch"))
-        parts += [name, id(body), id(body.get("switch")), id(body.get("dgx")), id(body.get("server")),
-                  id(data.get("ports")), len(as_list(data.get("ports"))), id(data.get("port_channels")),
+    for name in switches:
+        data = as_dict(as_dict(hosts.get(name)).get("switch"))
+        parts += [id(data), id(data.get("ports")), len(as_list(data.get("ports"))), id(data.get("port_channels")),
                   len(as_list(data.get("port_channels"))), id(data.get("vpc"))]
     return tuple(parts)
 
@@ -136,8 +135,7 @@ def _fabric(model: dict) -> dict:
     Every switch's plan asks for them (an uplink's VLANs depend on the whole fabric); rebuilding
     them for each port made validation of a 256-DGX site quadratic.
     """
-    stamp = _stamp(model)
-    if _FABRIC.get("model") is model and _FABRIC.get("stamp") == stamp:
+    if _FABRIC.get("model") is model and _FABRIC.get("stamp") == _stamp(model, _FABRIC["view"]["pairs"]):
         return _FABRIC["view"]
     switches = hosts_of_kind(model, "switch")
     pairs = _pairs_of(switches)
@@ -172,7 +170,7 @@ def _fabric(model: dict) -> dict:
                      if nic["kind"] == "storage" and nic["network"]}
     view = {"pairs": pairs, "graph": graph, "edges": edges, "roce": roce, "links": {}}
     _FABRIC.clear()
-    _FABRIC.update(model=model, stamp=stamp, view=view)
+    _FABRIC.update(model=model, stamp=_stamp(model, pairs), view=view)
     return view
 
 

@@ -10,6 +10,7 @@ schema reports those problems), so they skip what they cannot read instead of ra
 """
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from collections.abc import Iterable
@@ -42,7 +43,13 @@ def as_int(value: Any) -> int | None:
 
 def natural_key(text: str) -> list:
     """dgx2 before dgx10."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", str(text))]
+    return list(_natural_key(str(text)))
+
+
+@functools.lru_cache(maxsize=8192)
+def _natural_key(text: str) -> tuple:
+    # Host and port names are sorted again and again (every view sorts its hosts): parse each once.
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
 
 
 def parse_address(value: Any) -> ipaddress.IPv4Address | None:
@@ -76,7 +83,7 @@ def hosts_of_kind(model: dict, kind: str) -> dict[str, dict]:
         data = as_dict(body).get(kind)
         if isinstance(data, dict):
             result[host] = data
-    return dict(sorted(result.items(), key=lambda item: natural_key(item[0])))
+    return dict(sorted(result.items(), key=lambda item: _natural_key(str(item[0]))))
 
 
 def group_members(model: dict, group: str) -> list[str]:
@@ -480,14 +487,24 @@ def mount_plan(model: dict, host: str) -> list[dict]:
     among all DGX hosts (natural order) plus the mount's position picks one: hosts spread over
     every node, and one host's mounts spread over LIFs, the same way on every run.
     """
+    return mount_plans(model, [host])[host]
+
+
+def mount_plans(model: dict, hosts: Iterable[str] | None = None) -> dict[str, list[dict]]:
+    """mount_plan of several DGX (every DGX by default), sharing what they have in common: the LIFs,
+    networks and host order are read once instead of once per host."""
     dgx_hosts = list(hosts_of_kind(model, "dgx"))
-    position = dgx_hosts.index(host) if host in dgx_hosts else 0
+    positions = {name: index for index, name in enumerate(dgx_hosts)}
+    shared = {"network_order": {name: index for index, name in enumerate(networks_by_name(model))},
+              "node_order": _node_order(model), "lifs": data_lifs(model),
+              "svm_by_name": {svm["name"]: svm for svm in svms(model)}}
+    return {host: _mount_plan(model, host, positions.get(host, 0), shared) for host in (dgx_hosts if hosts is None else hosts)}
+
+
+def _mount_plan(model: dict, host: str, position: int, shared: dict) -> list[dict]:
     nics = {nic["network"]: name for name, nic in host_interfaces(model, host).items() if nic["kind"] == "storage"}
-    networks = networks_by_name(model)
-    network_order = {name: index for index, name in enumerate(networks)}
-    node_order = _node_order(model)
-    lifs = data_lifs(model)
-    svm_by_name = {svm["name"]: svm for svm in svms(model)}
+    network_order, node_order, lifs, svm_by_name = (shared["network_order"], shared["node_order"], shared["lifs"],
+                                                    shared["svm_by_name"])
     plan = []
     for mount_index, mount in enumerate(as_list(as_dict(model.get("compute")).get("mounts"))):
         mount = as_dict(mount)

@@ -33,6 +33,8 @@ class Context:
         self._mount_plans: dict[str, list[dict]] = {}
 
     def mount_plan(self, host: str) -> list[dict]:
+        if not self._mount_plans:
+            self._mount_plans = m.mount_plans(self.model)
         if host not in self._mount_plans:
             self._mount_plans[host] = m.mount_plan(self.model, host)
         return self._mount_plans[host]
