@@ -106,6 +106,14 @@ def cabling(model: dict) -> list:
                     # the model names the far end's bundle (a0a), not which of its ports this cable reaches
                     links.append((End(host, member), End(device, None)))
                     seen.add((host, member))
+    # Uplinks between switch pairs: each member meets the far pair's member the cabling plan names.
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network.model import cabling_plan
+
+    for row in cabling_plan(model):
+        if row["device_kind"] == "switch" and row["kind"] == "member" and row["device_port"]:
+            if (row["switch"], row["port"]) not in seen and (row["device"], row["device_port"]) not in seen:
+                links.append((End(row["switch"], row["port"]), End(row["device"], row["device_port"])))
+                seen.update({(row["switch"], row["port"]), (row["device"], row["device_port"])})
     return links
 
 
