@@ -147,9 +147,13 @@ def test_port_maps_know_the_current_designs_switches():
     assert platforms.port_map("cumulus", "NVIDIA SN5600")["ports"] == 64
     assert platforms.port_map("cumulus", "MSN4600-CS2FC")["ports"] == 64
     assert platforms.port_problem("cumulus", "swp65s1", platforms.port_map("cumulus", "SN4600")).startswith("the Spectrum SN4600 has 64")
-    assert platforms.port_problem("cumulus", "swp64s4", platforms.port_map("cumulus", "SN4600")) is None
-    assert platforms.port_problem("cumulus", "swp1s5", platforms.port_map("cumulus", "SN4600")) == \
-        "a Spectrum SN4600 port breaks out into at most 4 ports"
+    # NVUE numbers breakout ports from 0, NX-OS from 1
+    assert platforms.port_problem("cumulus", "swp64s0", platforms.port_map("cumulus", "SN4600")) is None
+    assert platforms.port_problem("cumulus", "swp1s4", platforms.port_map("cumulus", "SN4600")) == \
+        "a Spectrum SN4600 port breaks out into at most 4 ports (swpNs0-s3)"
+    assert platforms.port_problem("nxos", "Ethernet1/1/4", platforms.port_map("nxos", "N3K-C3232C")) is None
+    assert platforms.port_problem("nxos", "Ethernet1/1/0", platforms.port_map("nxos", "N3K-C3232C")) == \
+        "a Nexus 3232C port breaks out into at most 4 ports (Ethernet1/N/1-4)"
     assert platforms.port_map("nxos", "SN4600") is None and platforms.port_map("nxos", "some future switch") is None
 
 

@@ -2,8 +2,8 @@
 
 A switch's `model` text is matched against the families below; an unknown model has no map and
 its ports are not checked. Counts are the fixed front-panel data ports of each model from the
-vendors' datasheets (docs/network.md, "Port maps"); a breakout port (Ethernet1/N/M, swpNsM) splits
-one of them into at most `lanes` ports.
+vendors' datasheets (docs/network.md, "Port maps"); a breakout port (Ethernet1/N/M from 1 on NX-OS,
+swpNsM from 0 on NVUE) splits one of them into at most `lanes` ports.
 """
 from __future__ import annotations
 
@@ -54,8 +54,12 @@ def port_problem(platform: Any, name: Any, ports: dict | None) -> str | None:
     if not 1 <= number <= ports["ports"]:
         first = "Ethernet1/" if platform == "nxos" else "swp"
         return f"the {ports['family']} has {ports['ports']} front-panel ports ({first}1-{ports['ports']})"
-    if lane is not None and not 1 <= int(lane) <= ports["lanes"]:
-        return f"a {ports['family']} port breaks out into at most {ports['lanes']} ports"
+    # NX-OS numbers breakout ports from 1 (Ethernet1/1/1-4), NVUE from 0 (swp1s0-s3).
+    first_lane = 1 if platform == "nxos" else 0
+    if lane is not None and not first_lane <= int(lane) < first_lane + ports["lanes"]:
+        last = first_lane + ports["lanes"] - 1
+        example = f"Ethernet1/N/{first_lane}-{last}" if platform == "nxos" else f"swpNs{first_lane}-s{last}"
+        return f"a {ports['family']} port breaks out into at most {ports['lanes']} ports ({example})"
     return None
 
 
