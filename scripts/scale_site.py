@@ -4,9 +4,9 @@
     scripts/scale_site.py inventories/sample 256 /tmp/sample-256
     scripts/scale_site.py inventories/lab 16 .lab/inventories/lab-16 --ha-pairs 1
 
-What grows, from the base inventory's dgx01, its first two ONTAP nodes and its first switch pair:
+What grows, from the base inventory's first DGX, its first two ONTAP nodes and its first switch pair:
 
-- DGX: dgx01's host_vars for every DGX, its addresses at the next offsets of each network.
+- DGX: the first DGX's host_vars for every DGX, its addresses at the next offsets of each network.
 - ONTAP HA pairs: as many as the GPUs' demand needs at the platform's figure (the sizing's table
   or pod.sizing.platform_limit_mb_s), never fewer than the base has (--ha-pairs fixes the count).
   A new node copies the first (odd) or second (even) node: ports, aggregates, interface groups,
@@ -198,7 +198,8 @@ def _ha_pairs_for(model: dict, dgx_count: int, gpus_per_dgx: int, base_pairs: in
 
 # ----------------------------------------------------------------------------- switches
 def _stem(name: str) -> str:
-    return re.sub(r"[-_]?[a-z]$", "", name) or name
+    """n3232c-a -> n3232c; leaf-1a -> leaf (a pair this script named)."""
+    return re.sub(r"[-_]?(\d+)?[a-z]$", "", name) or name
 
 
 def _leads_to(entry: dict, key: str, value: str) -> bool:
@@ -226,15 +227,14 @@ class Side:
         self.dgx_channels = [c for c in template.get("port_channels", []) if _leads_to(c, "host", dgx)]
         self.node_ports = {n: [p for p in template.get("ports", []) if _leads_to(p, "ontap_node", n)] for n in nodes}
         self.node_channels = {n: [c for c in template.get("port_channels", []) if _leads_to(c, "ontap_node", n)] for n in nodes}
-        served = set(nodes) | {dgx}
-        self.kept_ports = [p for p in template.get("ports", [])
-                           if not DGX_NAME.match(str((p.get("connects_to") or {}).get("host", "")))
-                           and (p.get("connects_to") or {}).get("ontap_node") not in served
-                           and (p.get("connects_to") or {}).get("host") not in served]
-        self.kept_channels = [c for c in template.get("port_channels", [])
-                              if not DGX_NAME.match(str((c.get("connects_to") or {}).get("host", "")))
-                              and (c.get("connects_to") or {}).get("ontap_node") not in served
-                              and "switch" not in (c.get("connects_to") or {})]
+        # What stays on the first pair: ports to hosts other than the DGX (control-plane servers).
+        # DGX, ONTAP nodes and uplinks are all placed anew.
+        def kept(entry: dict) -> bool:
+            target = entry.get("connects_to") or {}
+            return "host" in target and not DGX_NAME.match(str(target["host"])) and target["host"] != dgx
+
+        self.kept_ports = [p for p in template.get("ports", []) if kept(p)]
+        self.kept_channels = [c for c in template.get("port_channels", []) if kept(c)]
 
     def dgx_width(self) -> int:
         return len(self.dgx_ports) + sum(len(c["members"]) for c in self.dgx_channels)
@@ -288,9 +288,16 @@ def scale(base: str, count: int, output: str, ha_pairs: int | None = None, switc
     with open(pod_path, "w", encoding="utf-8") as handle:
         handle.write(pod_text)
     pod = yaml.safe_load(pod_text) or {}
-    template = _load(os.path.join(base, "host_vars", "dgx01.yml"))
+    base_dgx = sorted(((children.get("dgx") or {}).get("hosts") or {}), key=site_model.natural_key)
+    if not base_dgx:
+        raise ScaleError("the base inventory has no host in group dgx to copy")
+    template_dgx = base_dgx[0]
+    template = _load(os.path.join(base, "host_vars", f"{template_dgx}.yml"))
     gpus = site_model.dgx_gpu_count(template["dgx"])
-    pairs = ha_pairs or _ha_pairs_for(pod, count, gpus, (len(base_nodes) + 1) // 2, ontap.get("platform", ""))
+    base_pairs = (len(base_nodes) + 1) // 2
+    if ha_pairs is not None and not base_pairs <= ha_pairs <= ONTAP_MAX_HA_PAIRS:
+        raise ScaleError(f"--ha-pairs {ha_pairs}: between the base's {base_pairs} and {ONTAP_MAX_HA_PAIRS} (24 nodes, ONTAP's NAS limit)")
+    pairs = ha_pairs if ha_pairs is not None else _ha_pairs_for(pod, count, gpus, base_pairs, ontap.get("platform", ""))
     node_count = max(len(base_nodes), 2 * pairs)
     node_prefix = re.sub(r"\d+$", "", base_nodes[0])
     nodes = base_nodes + [f"{node_prefix}{index + 1:02d}" for index in range(len(base_nodes), node_count)]
@@ -304,7 +311,7 @@ def scale(base: str, count: int, output: str, ha_pairs: int | None = None, switc
                        for name, address in ((svm.get("data_lifs") or {}).get("first_address") or {}).items()}
     for path in _yaml_files(output):
         name = os.path.splitext(os.path.basename(path))[0]
-        if os.path.dirname(path) == host_vars and DGX_NAME.match(name) and name != "dgx01":
+        if os.path.dirname(path) == host_vars and DGX_NAME.match(name) and name != template_dgx:
             continue
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
@@ -377,7 +384,7 @@ def scale(base: str, count: int, output: str, ha_pairs: int | None = None, switc
     if switch_model:
         for name in template_pair:
             raw[name]["switch"]["model"] = switch_model
-    sides = [Side(raw[name]["switch"], "dgx01", base_nodes[:2]) for name in template_pair]
+    sides = [Side(raw[name]["switch"], template_dgx, base_nodes[:2]) for name in template_pair]
     platform = sides[0].template.get("platform")
     port_map = platforms.port_map(platform, sides[0].template.get("model"))
     if port_map is None:
@@ -527,7 +534,7 @@ def scale(base: str, count: int, output: str, ha_pairs: int | None = None, switc
         source = raw[template_pair[side]]["switch"]["mgmt_address"]
         network = network_of(source)
         switch_mgmt[name] = (network, network.offset(source)) if network else None
-    for name in template_pair:
+    for name in switch_names:  # the base's switches: those not written again are gone
         if name not in bodies:
             os.remove(os.path.join(host_vars, f"{name}.yml"))
     for name, body in bodies.items():
@@ -553,7 +560,7 @@ def scale(base: str, count: int, output: str, ha_pairs: int | None = None, switc
         if not isinstance(body, dict):
             continue
         hosts = body.get("hosts") or {}
-        if "dgx01" in hosts:
+        if template_dgx in hosts:
             kept_hosts = {h: v for h, v in hosts.items() if not DGX_NAME.match(str(h))}
             kept_hosts.update({name: None for name in dgx_names})
             body["hosts"] = kept_hosts
@@ -574,7 +581,7 @@ def _rename_pair(switch: dict, peer: str, domain: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("base", help="inventory to grow (its dgx01, first two ONTAP nodes and first switch pair are the templates)")
+    parser.add_argument("base", help="inventory to grow (its first DGX, first two ONTAP nodes and first switch pair are the templates)")
     parser.add_argument("count", type=int, help="number of DGX nodes")
     parser.add_argument("output", help="directory to write (replaced if it exists)")
     parser.add_argument("--ha-pairs", type=int, help="ONTAP HA pairs (default: what the GPUs' demand needs)")

@@ -131,3 +131,23 @@ def test_the_larger_sample_validates_as_its_doc_says():
         network_model.switch_pair(model, switch)[0] for switch, body in m.hosts_of_kind(model, "switch").items()
         for port in body["ports"] if port["connects_to"].get("host", "").startswith("dgx"))
     assert dgx_per_leaf == {"leaf-1a": 32, "leaf-2a": 32}  # 16 DGX a pair, one storage port on each switch
+
+
+def test_a_grown_site_grows_again(tmp_path):
+    """From a base that already has several pairs and three-digit DGX names: no pair or DGX is left behind."""
+    first = scale(str(SAMPLE), 100, str(tmp_path / "sample-100"))
+    again = scale(first, 130, str(tmp_path / "sample-130"))
+    report = validate_site(again, decrypt=DECRYPT)
+    assert report.errors == [], report.text()
+    model = load_site(again, decrypt=DECRYPT).model
+    assert len(m.hosts_of_kind(model, "dgx")) == 130 and "dgx001" in m.hosts_of_kind(model, "dgx")
+    large = scale(str(REPO / "inventories" / "sample-large"), 40, str(tmp_path / "large-40"))
+    report = validate_site(large, decrypt=DECRYPT)
+    assert report.errors == [], report.text()
+    assert sorted(m.hosts_of_kind(load_site(large, decrypt=DECRYPT).model, "switch")) == ["leaf-1a", "leaf-1b", "leaf-2a", "leaf-2b"]
+
+
+@pytest.mark.parametrize("pairs", [0, 13])
+def test_ha_pairs_outside_what_ontap_takes_are_refused(tmp_path, pairs):
+    with pytest.raises(ScaleError, match=f"--ha-pairs {pairs}: between the base's 1 and 12"):
+        scale(str(SAMPLE), 8, str(tmp_path / "out"), ha_pairs=pairs)

@@ -125,7 +125,7 @@ def test_sizing_without_a_known_platform_counts_ports_only(sample):
     assert figures["platform_limit_mb_s"] is None and figures["supply_mb_s"] == figures["line_rate_mb_s"]
 
 
-@pytest.mark.parametrize(("written", "per_pair"), [("AFF A90", 46000), ("aff-a90", 46000), ("A90", 46000),
+@pytest.mark.parametrize(("written", "per_pair"), [("AFF A90", 46000), ("aff-a90", 46000), ("aff_a90", 46000), ("A90", 46000),
                                                    ("NetApp AFF A800", 18000), ("AFF C190", 4400), ("AFF A220", 6200)])
 def test_current_platforms_have_their_published_figure_however_written(sample, written, per_pair):
     figures = m.sizing(dict(sample, ontap=dict(sample["ontap"], platform=written)))

@@ -136,15 +136,20 @@ def test_a_loop_of_uplinks_is_refused():
 
 def test_ports_beyond_the_switch_model_are_refused():
     model = copy.deepcopy(SITE.model)
-    model["hosts"]["n3232c-a"]["switch"]["ports"][0]["name"] = "Ethernet1/33"
+    model["hosts"]["n3232c-a"]["switch"]["ports"][0]["name"] = "Ethernet1/35"
     model["hosts"]["n3232c-a"]["switch"]["ports"][1]["name"] = "Ethernet2/1"
+    model["hosts"]["n3232c-a"]["switch"]["ports"][2]["name"] = "Ethernet1/33/1"
     found = messages(model)
-    assert "n3232c-a has no port Ethernet1/33: the Nexus 3232C has 32 front-panel ports (Ethernet1/1-32)" in found
+    # 32 QSFP28 ports that break out, and two SFP+ ports (Ethernet1/33-34) that do not
+    assert "n3232c-a has no port Ethernet1/35: the Nexus 3232C has 34 front-panel ports (Ethernet1/1-34)" in found
     assert "n3232c-a has no port Ethernet2/1: the Nexus 3232C has one module" in found
+    assert "n3232c-a has no port Ethernet1/33/1: only Ethernet1/1-32 of the Nexus 3232C break out" in found
 
 
 def test_port_maps_know_the_current_designs_switches():
-    assert platforms.port_map("cumulus", "NVIDIA SN5600")["ports"] == 64
+    assert platforms.port_map("cumulus", "NVIDIA SN5600")["ports"] == 65  # 64 OSFP and one SFP28
+    assert platforms.port_problem("cumulus", "swp1s0", platforms.port_map("cumulus", "SN2201")) == \
+        "only swp49-52 of the Spectrum SN2201 break out"  # swp1-48 are RJ45
     assert platforms.port_map("cumulus", "MSN4600-CS2FC")["ports"] == 64
     assert platforms.port_problem("cumulus", "swp65s1", platforms.port_map("cumulus", "SN4600")).startswith("the Spectrum SN4600 has 64")
     # NVUE numbers breakout ports from 0, NX-OS from 1
@@ -169,3 +174,35 @@ def test_two_members_a_switch_make_a_bow_tie_read_the_same_from_both_sides():
     assert cables == {frozenset(c) for c in (
         {("n3232c-a", "Ethernet1/29"), ("n3232c-c", "Ethernet1/29")}, {("n3232c-a", "Ethernet1/30"), ("n3232c-d", "Ethernet1/29")},
         {("n3232c-b", "Ethernet1/29"), ("n3232c-c", "Ethernet1/30")}, {("n3232c-b", "Ethernet1/30"), ("n3232c-d", "Ethernet1/30")})}
+
+
+def test_a_model_edited_between_calls_is_read_anew():
+    model = two_pairs()
+    uplink = next(c for c in network_model.switch_plan(model, "n3232c-a")["port_channels"] if c["id"] == 20)
+    assert uplink["pfc"] is True  # the DGX run RoCE
+    for body in model["hosts"].values():
+        if "dgx" in body:
+            body["dgx"]["roce"] = False
+    uplink = next(c for c in network_model.switch_plan(model, "n3232c-a")["port_channels"] if c["id"] == 20)
+    assert uplink["pfc"] is False
+
+
+def test_a_second_uplink_between_the_same_pairs_is_a_loop():
+    model = two_pairs()
+    for name, far in (("n3232c-a", "n3232c-c"), ("n3232c-b", "n3232c-c"), ("n3232c-c", "n3232c-a"), ("n3232c-d", "n3232c-a")):
+        model["hosts"][name]["switch"]["port_channels"].append(
+            {"id": 21, "members": ["Ethernet1/30"], "connects_to": {"switch": far, "port_channel": 21}})
+    assert "are joined by port-channels 20, 21: two links between two pairs form a loop" in messages(model)
+
+
+def test_an_uplink_with_more_members_on_one_side_is_refused():
+    model = two_pairs()
+    model["hosts"]["n3232c-a"]["switch"]["port_channels"][-1]["members"] = ["Ethernet1/29", "Ethernet1/30"]
+    assert "the uplink has 3 member port(s) on n3232c-a/n3232c-b but 2 on n3232c-c/n3232c-d" in messages(model)
+
+
+def test_each_peer_may_name_either_switch_of_the_far_pair():
+    model = two_pairs()
+    model["hosts"]["n3232c-b"]["switch"]["port_channels"][-1]["connects_to"]["switch"] = "n3232c-d"
+    model["hosts"]["n3232c-d"]["switch"]["port_channels"][-1]["connects_to"]["switch"] = "n3232c-b"
+    assert errors(model) == []

@@ -115,7 +115,8 @@ def _table(name: str, subtitle: str, ports: list[tuple[str, str]], split: list[t
 
 def dot(rows: Iterable[Mapping[str, Any]], title: str, networks: Iterable[Mapping[str, Any]],
         models: Mapping[str, str] | None = None) -> str:
-    """The pod's switch layer as a Graphviz graph: hosts on top, the switch pair, storage below."""
+    """The pod's switch layer as a Graphviz graph: hosts on top, the switches in a row (peer links and uplinks
+    between them), storage below."""
     rows = list(rows)
     models = models or {}
     by_vlan = {n["vlan"]: n for n in networks if isinstance(n.get("vlan"), int)}

@@ -11,6 +11,9 @@ schema reports those problems), so they skip what they cannot read instead of ra
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
+from collections.abc import Iterator
 from typing import Any
 
 from ..aipod_site.characters import hidden_characters
@@ -113,33 +116,43 @@ def _pairs_of(switches: dict[str, dict]) -> dict[str, tuple[str, ...]]:
     return result
 
 
-def _stamp(model: dict, switches: Any) -> tuple:
-    """What the fabric view is built from, by identity: the hosts, networks and broadcast domains, and
-    each switch's ports, port-channels and vPC. A model whose switch entries are replaced or resized
-    (as edits and tests do) gets a fresh view; one edited in place in a DGX NIC's network does not."""
-    hosts = as_dict(model.get("hosts"))
-    parts: list[Any] = [id(hosts), len(hosts), id(model.get("networks")), id(as_dict(model.get("ontap")).get("broadcast_domains"))]
-    for name in switches:
-        data = as_dict(as_dict(hosts.get(name)).get("switch"))
-        parts += [id(data), id(data.get("ports")), len(as_list(data.get("ports"))), id(data.get("port_channels")),
-                  len(as_list(data.get("port_channels"))), id(data.get("vpc"))]
-    return tuple(parts)
+_SCOPE: contextvars.ContextVar[dict | None] = contextvars.ContextVar("aipod_fabric_scope", default=None)
 
 
-_FABRIC: dict[str, Any] = {}
+@contextlib.contextmanager
+def fabric_scope(model: dict) -> Iterator[None]:
+    """Within it, the fabric view of this model is built once and shared.
+
+    Every switch's plan needs the whole fabric (an uplink's VLANs depend on every pair), so a
+    switch plan, the cabling plan and a validation each open a scope; outside one, every call
+    builds the view afresh. Nothing outlives the scope: a model edited between calls is read anew.
+    """
+    current = _SCOPE.get()
+    if current is not None and current["model"] is model:
+        yield
+        return
+    token = _SCOPE.set({"model": model, "view": None})
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
 
 
 def _fabric(model: dict) -> dict:
-    """The pairs, the uplinks between them and the networks each pair serves, built once per model.
+    """The pairs, the uplinks between them and the networks each pair serves."""
+    scope = _SCOPE.get()
+    if scope is not None and scope["model"] is model:
+        if scope["view"] is None:
+            scope["view"] = _build_fabric(model)
+        return scope["view"]
+    return _build_fabric(model)
 
-    Every switch's plan asks for them (an uplink's VLANs depend on the whole fabric); rebuilding
-    them for each port made validation of a 256-DGX site quadratic.
-    """
-    if _FABRIC.get("model") is model and _FABRIC.get("stamp") == _stamp(model, _FABRIC["view"]["pairs"]):
-        return _FABRIC["view"]
+
+def _build_fabric(model: dict) -> dict:
     switches = hosts_of_kind(model, "switch")
     pairs = _pairs_of(switches)
     graph: dict[tuple[str, ...], set[tuple[str, ...]]] = {pair: set() for pair in pairs.values()}
+    links: dict[tuple[tuple[str, ...], tuple[str, ...]], set[int]] = {}
     ontap_networks: dict[tuple[str, str], set[str]] = {}
     for domain in broadcast_domains(model):
         if domain["network"]:
@@ -161,17 +174,22 @@ def _fabric(model: dict) -> dict:
             elif "ontap_node" in target:
                 edges[near] |= ontap_networks.get((as_str(target.get("ontap_node")) or "", as_str(target.get("port")) or ""), set())
             elif as_str(target.get("switch")) in pairs and pairs[target["switch"]] != near:
-                graph[near].add(pairs[target["switch"]])
-                graph[pairs[target["switch"]]].add(near)
+                far = pairs[target["switch"]]
+                graph[near].add(far)
+                graph[far].add(near)
+                if as_int(as_dict(entry).get("id")) is not None:
+                    links.setdefault((near, far), set()).add(as_dict(entry)["id"])
     roce: set[str] = set()
     for host, body in hosts_of_kind(model, "dgx").items():
         if body.get("roce") is True:
             roce |= {nic["network"] for nic in (nics.get(host) or host_interfaces(model, host)).values()
                      if nic["kind"] == "storage" and nic["network"]}
-    view = {"pairs": pairs, "graph": graph, "edges": edges, "roce": roce, "links": {}}
-    _FABRIC.clear()
-    _FABRIC.update(model=model, stamp=_stamp(model, pairs), view=view)
-    return view
+    return {"pairs": pairs, "graph": graph, "links": links, "edges": edges, "roce": roce, "carried": {}}
+
+
+def uplink_channels(model: dict) -> dict[tuple[tuple[str, ...], tuple[str, ...]], set[int]]:
+    """(near pair, far pair) -> the ids of the near pair's port-channels that lead to the far pair."""
+    return {key: set(ids) for key, ids in _fabric(model)["links"].items()}
 
 
 def edge_networks(model: dict) -> dict[tuple[str, ...], set[str]]:
@@ -189,8 +207,8 @@ def uplink_networks(model: dict, near: str, far: str) -> list[str]:
     of its sides (on a loop-free fabric, cutting the uplink splits the pairs into those two sides)."""
     fabric = _fabric(model)
     start, other = fabric["pairs"].get(near, (near,)), fabric["pairs"].get(far, (far,))
-    if (start, other) in fabric["links"]:
-        return list(fabric["links"][(start, other)])
+    if (start, other) in fabric["carried"]:
+        return list(fabric["carried"][(start, other)])
     graph, edges = fabric["graph"], fabric["edges"]
 
     def side(first: tuple[str, ...], cut: tuple[str, ...]) -> set[str]:
@@ -204,13 +222,19 @@ def uplink_networks(model: dict, near: str, far: str) -> list[str]:
         return set().union(*(edges.get(pair, set()) for pair in seen))
 
     result = sorted(side(start, other) & side(other, start), key=natural_key)
-    fabric["links"][(start, other)] = tuple(result)
+    fabric["carried"][(start, other)] = tuple(result)
     return result
 
 
 def switch_pair(model: dict, switch: str) -> list[str]:
     """The switch and its vPC/MLAG peer (if the peer names it back), sorted."""
-    return list(_fabric(model)["pairs"].get(switch, (switch,)))
+    scope = _SCOPE.get()
+    if scope is not None and scope["model"] is model:
+        return list(_fabric(model)["pairs"].get(switch, (switch,)))
+    switches = hosts_of_kind(model, "switch")
+    return list(_pairs_of({name: data for name, data in switches.items()
+                           if name == switch or name == as_dict(as_dict(switches.get(switch)).get("vpc")).get("peer")})
+                .get(switch, (switch,)))
 
 
 def _settle(model: dict, networks: dict, switch_mtu: int, default_speed: str | None,
@@ -436,6 +460,11 @@ def switch_plan(model: dict, switch: str) -> dict:
     member_ports but in released (released_ports): the switch returns it to the unused
     configuration.
     """
+    with fabric_scope(model):
+        return _switch_plan(model, switch)
+
+
+def _switch_plan(model: dict, switch: str) -> dict:
     switches = hosts_of_kind(model, "switch")
     data = as_dict(switches.get(switch))
     networks = networks_by_name(model)
@@ -502,6 +531,11 @@ def cabling_plan(model: dict) -> list[dict]:
     vlans is the access VLAN or the trunk's allowed list. A port-channel member whose far-end
     member is unknown has device_port None and its bond or ifgrp in bundle.
     """
+    with fabric_scope(model):
+        return _cabling_plan(model)
+
+
+def _cabling_plan(model: dict) -> list[dict]:
     rows: list[dict] = []
     for switch in hosts_of_kind(model, "switch"):
         plan = switch_plan(model, switch)

@@ -105,7 +105,7 @@ def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
         lines.append(_nv("interface", name, "description", channel["description"]))
         lines.append(_nv("interface", name, "link", "mtu", channel["mtu"]))
         lines.append(_nv("interface", name, "bond", "lacp-rate", opts["lacp_rate"]))
-        if opts["lacp_bypass"]:
+        if opts["lacp_bypass"] and channel.get("far_end", {}).get("kind") != "switch":
             lines.append(_nv("interface", name, "bond", "lacp-bypass", "on"))
         if plan.get("vpc"):
             lines.append(_nv("interface", name, "bond", "mlag", "id", channel["vpc"]))

@@ -246,7 +246,10 @@ def intent(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) ->
         lacp_interfaces += [{"name": member["name"], "rate": "fast"}
                             for member in plan.get("member_ports", []) if not member["peer_link"]]
     if opts["lacp_suspend_individual"] is False:
-        lacp_interfaces += [{"name": channel["name"], "suspend_individual": False} for channel in plan["port_channels"]]
+        # Hosts and ONTAP boot before LACP runs; an uplink between switches never needs to forward
+        # outside its bundle, and must not when LACP fails.
+        lacp_interfaces += [{"name": channel["name"], "suspend_individual": False} for channel in plan["port_channels"]
+                            if not _uplink(channel)]
     features = []
     if lag_interfaces:
         features.append("lacp")

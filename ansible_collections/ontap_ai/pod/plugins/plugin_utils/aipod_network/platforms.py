@@ -10,20 +10,22 @@ from __future__ import annotations
 import re
 from typing import Any
 
-# (pattern on the model text, platform, family shown in messages, front-panel ports, breakout lanes)
-_FAMILIES: tuple[tuple[str, str, str, int, int], ...] = (
-    (r"3232C", "nxos", "Nexus 3232C", 32, 4),
-    (r"9336C-FX2", "nxos", "Nexus 9336C-FX2", 36, 4),
-    (r"9364C(?!-)", "nxos", "Nexus 9364C", 64, 4),
-    (r"9332D-GX2B", "nxos", "Nexus 9332D-GX2B", 32, 4),
-    (r"9364D-GX2A", "nxos", "Nexus 9364D-GX2A", 64, 4),
-    (r"SN2201", "cumulus", "Spectrum SN2201", 52, 4),
-    (r"SN2700", "cumulus", "Spectrum SN2700", 32, 4),
-    (r"SN3700", "cumulus", "Spectrum SN3700", 32, 4),
-    (r"SN4600", "cumulus", "Spectrum SN4600", 64, 4),
-    (r"SN4700", "cumulus", "Spectrum SN4700", 32, 8),
-    (r"SN5400", "cumulus", "Spectrum SN5400", 64, 8),
-    (r"SN5600", "cumulus", "Spectrum SN5600", 64, 8),
+# (pattern on the model text, platform, family shown in messages, front-panel data ports that break
+# out, further fixed ports (SFP+/SFP28 or RJ45 that do not), breakout lanes)
+_FAMILIES: tuple[tuple[str, str, str, int, int, int], ...] = (
+    (r"3232C", "nxos", "Nexus 3232C", 32, 2, 4),
+    (r"9336C-FX2", "nxos", "Nexus 9336C-FX2", 36, 0, 4),
+    (r"9364C(?!-)", "nxos", "Nexus 9364C", 64, 2, 4),
+    (r"9332D-GX2B", "nxos", "Nexus 9332D-GX2B", 32, 2, 4),
+    (r"9364D-GX2A", "nxos", "Nexus 9364D-GX2A", 64, 2, 4),
+    # 48 RJ45 ports (swp1-48) that do not break out, then four QSFP28 ports that do
+    (r"SN2201", "cumulus", "Spectrum SN2201", 4, 48, 4),
+    (r"SN2700", "cumulus", "Spectrum SN2700", 32, 0, 4),
+    (r"SN3700", "cumulus", "Spectrum SN3700", 32, 0, 4),
+    (r"SN4600", "cumulus", "Spectrum SN4600", 64, 0, 4),
+    (r"SN4700", "cumulus", "Spectrum SN4700", 32, 0, 8),
+    (r"SN5400", "cumulus", "Spectrum SN5400", 64, 0, 8),
+    (r"SN5600", "cumulus", "Spectrum SN5600", 64, 1, 8),
 )
 _PORT = {"nxos": re.compile(r"^Ethernet(\d+)/(\d+)(?:/(\d+))?$"), "cumulus": re.compile(r"^swp(\d+)(?:s(\d+))?$")}
 
@@ -32,9 +34,12 @@ def port_map(platform: Any, model: Any) -> dict | None:
     """{family, ports, lanes} of a switch model on its platform, or None when the model is unknown."""
     if not isinstance(model, str):
         return None
-    for pattern, family_platform, family, ports, lanes in _FAMILIES:
+    for pattern, family_platform, family, fast, fixed, lanes in _FAMILIES:
         if family_platform == platform and re.search(pattern, model, re.IGNORECASE):
-            return {"family": family, "ports": ports, "lanes": lanes}
+            # The SN2201's breakout ports come after its RJ45 ports; elsewhere the fixed ports come last.
+            first_fast = fixed + 1 if family.endswith("SN2201") else 1
+            return {"family": family, "ports": fast + fixed, "lanes": lanes,
+                    "fast": (first_fast, first_fast + fast - 1)}
     return None
 
 
@@ -54,6 +59,10 @@ def port_problem(platform: Any, name: Any, ports: dict | None) -> str | None:
     if not 1 <= number <= ports["ports"]:
         first = "Ethernet1/" if platform == "nxos" else "swp"
         return f"the {ports['family']} has {ports['ports']} front-panel ports ({first}1-{ports['ports']})"
+    low, high = ports["fast"]
+    if lane is not None and not low <= number <= high:
+        first = "Ethernet1/" if platform == "nxos" else "swp"
+        return f"only {first}{low}-{high} of the {ports['family']} break out"
     # NX-OS numbers breakout ports from 1 (Ethernet1/1/1-4), NVUE from 0 (swp1s0-s3).
     first_lane = 1 if platform == "nxos" else 0
     if lane is not None and not first_lane <= int(lane) < first_lane + ports["lanes"]:
@@ -64,6 +73,8 @@ def port_problem(platform: Any, name: Any, ports: dict | None) -> str | None:
 
 
 def free_ports(platform: str, ports: dict, used: set[str]) -> list[str]:
-    """The front-panel ports of a switch not in used, in order (breakouts not offered)."""
-    names = [f"Ethernet1/{n}" if platform == "nxos" else f"swp{n}" for n in range(1, ports["ports"] + 1)]
+    """The fast front-panel ports of a switch not in used, in order (no breakouts, none of the fixed
+    low-speed ports): those a DGX, an ONTAP node or an uplink is cabled to."""
+    low, high = ports["fast"]
+    names = [f"Ethernet1/{n}" if platform == "nxos" else f"swp{n}" for n in range(low, high + 1)]
     return [name for name in names if name not in used]

@@ -614,7 +614,7 @@ def dgx_gpu_count(dgx: dict) -> int:
 
 
 # ---------------------------------------------------------------------------- sizing
-# Read throughput of one HA pair in MB/s, from NetApp's published material (docs/sizing.md names
+# Read throughput of one HA pair in MB/s, from NetApp's published material (docs/site-model.md, Sizing, names
 # each source). A platform missing here is sized by its ports' line rate alone, with a warning;
 # pod.sizing.platform_limit_mb_s gives its figure.
 PLATFORM_LIMIT_MB_S = {
@@ -626,11 +626,11 @@ PLATFORM_LIMIT_MB_S = {
     "AFF A220": 6200,
     "AFF C190": 4400,
 }
-PLATFORM_NAME = re.compile(r"^\s*(?:(?:NetApp\s+)?AFF[\s-]*)?([AC][0-9]{2,4}[A-Z]?)\s*$", re.IGNORECASE)
+PLATFORM_NAME = re.compile(r"^\s*(?:(?:NetApp\s+)?AFF[\s_-]*)?([AC][0-9]{2,4}[A-Z]?)\s*$", re.IGNORECASE)
 
 
 def platform_key(platform: Any) -> str:
-    """'AFF A90' for 'AFF A90', 'aff-a90' or 'A90'; other text as given (stripped), '' for none."""
+    """'AFF A90' for 'AFF A90', 'aff-a90', 'aff_a90' or 'A90'; other text as given (stripped), '' for none."""
     text = as_str(platform) or ""
     match = PLATFORM_NAME.match(text)
     return f"AFF {match.group(1).upper()}" if match else text.strip()

@@ -64,8 +64,10 @@ RULES: list[Rule] = [
 
 def run_rules(site: Site, check_files: bool = True, rules: list[Rule] | None = None) -> list[Finding]:
     ctx = Context(site, check_files=check_files)
-    for function in rules or RULES:
-        function(ctx)
+    # The switch rules read the fabric (pairs, uplinks) for every port: build it once for the run.
+    with switches.network_model.fabric_scope(ctx.model):
+        for function in rules or RULES:
+            function(ctx)
     return ctx.findings
 
 

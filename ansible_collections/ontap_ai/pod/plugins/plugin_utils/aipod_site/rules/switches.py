@@ -141,14 +141,30 @@ def _check_uplink(ctx: Context, switch: str, entry: dict, end: dict, path: tuple
                   f"{far} has no port-channel {end['channel']} for this uplink",
                   f"declare port-channel {end['channel']} in host_vars/{far}.yml, connected back to this pair")
         return
-    far_channel = next(m.as_dict(c) for c in m.as_list(ctx.switches[far].get("port_channels"))
-                       if m.as_int(m.as_dict(c).get("id")) == end["channel"])
+    far_channel = next((m.as_dict(c) for c in m.as_list(ctx.switches[far].get("port_channels"))
+                        if m.as_int(m.as_dict(c).get("id")) == end["channel"]), {})
     back = m.as_dict(far_channel.get("connects_to"))
     if back.get("switch") not in near_pair or m.as_int(back.get("port_channel")) != m.as_int(entry.get("id")):
         ctx.error("switch-port", path + ("connects_to",),
                   f"{far} port-channel {end['channel']} does not lead back here "
                   f"(it names {back.get('switch')} port-channel {back.get('port_channel')})",
                   f"set its connects_to to {{switch: {switch}, port_channel: {entry.get('id')}}}")
+        return
+    if switch != near_pair[0]:
+        return  # the pair's members are counted once, from its first switch
+    near_members = _pair_channel_members(ctx, near_pair, m.as_int(entry.get("id")))
+    far_members = _pair_channel_members(ctx, network_model.switch_pair(ctx.model, far), end["channel"])
+    if near_members != far_members:
+        ctx.error("switch-port", path + ("members",),
+                  f"the uplink has {near_members} member port(s) on {'/'.join(near_pair)} but {far_members} on "
+                  f"{'/'.join(network_model.switch_pair(ctx.model, far))}: a cable has two ends",
+                  "give the port-channel as many members on this pair as on the far one")
+
+
+def _pair_channel_members(ctx: Context, pair: list[str], channel_id: int | None) -> int:
+    return sum(len(m.as_list(m.as_dict(c).get("members"))) for switch in pair
+               for c in m.as_list(ctx.switches.get(switch, {}).get("port_channels"))
+               if m.as_int(m.as_dict(c).get("id")) == channel_id)
 
 
 def _check_port_settings(ctx: Context, switch: str, settled: dict, entry: dict, path: tuple) -> tuple[str, int] | None:
@@ -259,9 +275,15 @@ def vpc_pairs(ctx: Context) -> None:
             if other is None:
                 ctx.error("vpc", channel_path, f"vPC {channel['vpc']} ({channel['description']}) exists on {switch} but not on its peer {peer}",
                           f"add the matching port-channel with vpc {channel['vpc']} to host_vars/{peer}.yml")
-            elif (other["far_end"].get("device"), other["far_end"].get("interface")) != (channel["far_end"].get("device"), channel["far_end"].get("interface")):
+            elif _far_key(other) != _far_key(channel):
                 ctx.error("vpc", channel_path, f"vPC {channel['vpc']} leads to {channel['description']} here but to {other['description']} on {peer}",
                           "a vPC joins both peers to the same bond or interface group")
+
+
+def _far_key(channel: dict) -> tuple:
+    """What a vPC port-channel leads to: a bond or ifgrp, or (an uplink) the far pair's port-channel."""
+    end = channel["far_end"]
+    return (end.get("pair") if end.get("kind") == "switch" else end.get("device"), end.get("interface"))
 
 
 def switch_fabric(ctx: Context) -> None:
@@ -329,6 +351,12 @@ def _bundles_on_one_pair(ctx: Context) -> None:
 
 def _loop_free_and_joined(ctx: Context, pairs: dict[tuple[str, ...], str]) -> None:
     graph = network_model.pair_links(ctx.model)
+    for (near, far), ids in sorted(network_model.uplink_channels(ctx.model).items()):
+        if len(ids) > 1 and near < far:
+            ctx.error("switch-port", host_path(near[0], "switch", "port_channels"),
+                      f"pairs {'/'.join(near)} and {'/'.join(far)} are joined by port-channels {', '.join(map(str, sorted(ids)))}: "
+                      "two links between two pairs form a loop",
+                      "make them one port-channel with more members")
     links = {frozenset((a, b)) for a, neighbours in graph.items() for b in neighbours}
     components: list[set[tuple[str, ...]]] = []
     for pair in graph:
