@@ -134,3 +134,26 @@ def test_unset_of_a_collection_member_removes_only_it():
     run(switch, "nv unset interface peerlink bond member swp31")
     switch.apply()
     assert switch.show(["interface", "peerlink", "bond", "member"]) == {"swp32": {}}
+
+
+def test_the_command_line_keeps_state_between_calls_and_changes_nothing_on_a_refusal(tmp_path):
+    import json
+    import os
+    import subprocess
+
+    env = dict(os.environ, NVUE_STATE=str(tmp_path / "state.json"), NVUE_PORTS="32", NVUE_HOSTNAME="lab-sn-a")
+
+    def nv(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(REPO / "lab" / "nvue" / "nv.py"), *args], env=env,
+                              capture_output=True, text=True, timeout=60)
+
+    assert nv("set", "interface", "swp1", "description", "dgx01 eth1").returncode == 0
+    refused = nv("set", "interface", "swp1", "link", "mtu", "99999")
+    assert (refused.returncode, refused.stderr.strip()) == (1, "Error: At mtu: Valid range is 552-9216")
+    assert "description: dgx01 eth1" in nv("config", "diff").stdout
+    assert nv("config", "apply", "-y").stdout.strip() == "applied [rev_id: 1]"
+    shown = json.loads(nv("show", "interface", "swp1", "-o", "json").stdout)
+    assert shown == {"description": "dgx01 eth1", "type": "swp"}
+    assert json.loads(nv("show", "system", "-o", "json").stdout) == {"hostname": "lab-sn-a"}
+    missing = nv("show", "interface", "swp2")
+    assert (missing.returncode, missing.stderr.strip()) == (1, "Error: The requested item does not exist.")
