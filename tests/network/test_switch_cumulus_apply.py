@@ -1,23 +1,23 @@
 """How switch_cumulus applies NVUE: stage, diff, apply only on a difference, nothing in check mode.
 
 No Cumulus switch can run here, so the switch is the control node itself (connection local)
-with a stand-in `nv` (tests/fixtures/fake_nvue/nv) that keeps applied and pending revisions.
-This tests the role's mechanics, not NVUE's object model (see docs/network.md).
+with the lab's `nv` (lab/nvue/nv.py): NVUE's object model, which takes the commands NVUE takes,
+refuses what it refuses and keeps applied and pending revisions (docs/lab-nvue-endpoint.md).
 """
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import re
 import subprocess
+import sys
 import tempfile
 
 import pytest
 import yaml
 from project_paths import REPO
 from switch_test_support import vault_password_file, write_cumulus_sample
-
-FAKE_NV = REPO / "tests" / "fixtures" / "fake_nvue"
 
 
 @pytest.fixture(scope="module")
@@ -27,12 +27,15 @@ def run(tmp_path_factory):
     (inventory / "group_vars" / "switches.yml").write_text(yaml.safe_dump({
         "ansible_connection": "local", "ansible_python_interpreter": str(REPO / ".venv" / "bin" / "python")}))
     vault = vault_password_file(work)
-    state = work / "nvue"
-    state.mkdir()
+    state = work / "nvue" / "state.json"
+    bin_dir = work / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "nv").write_text(f'#!/bin/sh\nexec "{sys.executable}" "{REPO / "lab" / "nvue" / "nv.py"}" "$@"\n')
+    (bin_dir / "nv").chmod(0o755)
 
     def playbook(*args: str) -> tuple[int, str]:
-        env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1", FAKE_NVUE_DIR=str(state),
-                   PATH=f"{FAKE_NV}:{REPO / '.venv' / 'bin'}:{os.environ['PATH']}")
+        env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1", NVUE_STATE=str(state),
+                   NVUE_PORTS="32", NVUE_HOSTNAME="n3232c-a", PATH=f"{bin_dir}:{REPO / '.venv' / 'bin'}:{os.environ['PATH']}")
         result = subprocess.run([str(REPO / ".venv/bin/ansible-playbook"), "-i", str(inventory / "hosts.yml"),
                                  "--vault-id", f"sample@{vault}", "--limit", "n3232c-a,localhost",
                                  str(REPO / "playbooks" / "switches.yml"), *args],
@@ -46,23 +49,25 @@ def run(tmp_path_factory):
     return playbook
 
 
-def applied(state):
-    path = state / "applied.tsv"
-    lines = path.read_text().splitlines() if path.exists() else []
-    return dict(line.split("\t", 1) for line in lines)
+def switch_state(state: pathlib.Path) -> dict:
+    return json.loads(state.read_text()) if state.exists() else {"applied": {}, "pending": None}
 
 
-def write_applied(state, data):
-    (state / "applied.tsv").write_text("".join(f"{path}\t{line}\n" for path, line in data.items()))
+def applied(state: pathlib.Path) -> dict:
+    return switch_state(state)["applied"]
+
+
+def write_state(state: pathlib.Path, data: dict) -> None:
+    state.write_text(json.dumps(data))
 
 
 @pytest.mark.slow
 def test_check_mode_previews_and_applies_nothing(run):
     changed, output = run("--check", "--diff")
     assert changed == 0
-    assert applied(run.state) == {}
-    assert not (run.state / "pending.tsv").exists()          # the staged revision was discarded
-    assert "NVUE diff to apply:" in output and "- set: interface swp1 link mtu 9216" in output
+    assert "interface" not in applied(run.state)
+    assert switch_state(run.state)["pending"] is None       # the staged revision was discarded
+    assert "NVUE diff to apply:" in output and "- set:" in output and "mtu: 9216" in output
 
 
 @pytest.mark.slow
@@ -70,9 +75,10 @@ def test_first_run_applies_then_a_second_run_changes_nothing(run):
     changed, _ = run()
     assert changed == 1
     state = applied(run.state)
-    assert state["interface swp1 link mtu"] == "interface swp1 link mtu 9216"
-    assert state["qos pfc default-global switch-priority"] == "qos pfc default-global switch-priority 3"
-    assert "interface bond11 bond mlag id" in state
+    assert state["interface"]["swp1"]["link"]["mtu"] == 9216
+    assert state["qos"]["pfc"]["default-global"]["switch-priority"] == {"3": {}}
+    assert state["interface"]["bond11"]["bond"]["mlag"]["id"] == 11
+    assert set(state["interface"]["peerlink"]["bond"]["member"]) == {"swp31", "swp32"}
     changed, output = run()
     assert changed == 0
     assert "NVUE: nothing to change" in output
@@ -80,12 +86,12 @@ def test_first_run_applies_then_a_second_run_changes_nothing(run):
 
 @pytest.mark.slow
 def test_drift_on_the_switch_is_put_back(run):
-    state = applied(run.state)
-    state["interface swp1 link mtu"] = "interface swp1 link mtu 1500"
-    write_applied(run.state, state)
+    data = switch_state(run.state)
+    data["applied"]["interface"]["swp1"]["link"]["mtu"] = 1500
+    write_state(run.state, data)
     changed, _ = run()
     assert changed == 1
-    assert applied(run.state)["interface swp1 link mtu"] == "interface swp1 link mtu 9216"
+    assert applied(run.state)["interface"]["swp1"]["link"]["mtu"] == 9216
 
 
 @pytest.mark.slow
@@ -102,7 +108,7 @@ def test_a_description_full_of_shell_syntax_reaches_nv_as_one_argument(run):
     host_vars.write_text("---\n" + yaml.safe_dump(data, sort_keys=False))
     changed, _ = run()
     assert changed == 1
-    assert applied(run.state)["interface swp1 description"] == f"interface swp1 description {description}"
+    assert applied(run.state)["interface"]["swp1"]["description"] == description
     assert not marker.exists()
 
 
@@ -111,11 +117,15 @@ def test_a_revision_a_stopped_run_left_pending_is_dropped_and_said(run):
     """The NVUE window of docs/interrupted-runs.md: a run stopped between staging and applying
     leaves a pending revision. The next run drops it before staging, says so, and applies only the model."""
     run()  # converged, whatever the tests before left
-    before = applied(run.state)
-    stale = dict(before, **{"interface swp30 description": "interface swp30 description half-done"})
-    (run.state / "pending.tsv").write_text("".join(f"{path}\t{line}\n" for path, line in stale.items()))
+    data = switch_state(run.state)
+    before = data["applied"]
+    stale = json.loads(json.dumps(before))
+    stale["interface"]["swp30"] = {"type": "swp", "description": "half-done"}
+    data["pending"] = {"rev_id": data["next_rev"], "config": stale, "state": "pending", "user": "cumulus", "message": ""}
+    data["next_rev"] += 1
+    write_state(run.state, data)
     changed, output = run()
     assert changed == 0, "the pending revision was not the model's to apply"
     assert applied(run.state) == before
-    assert not (run.state / "pending.tsv").exists()
-    assert "n3232c-a: pending NVUE revision: a pending revision that was never applied (1 line(s) of diff)" in output
+    assert switch_state(run.state)["pending"] is None
+    assert re.search(r"n3232c-a: pending NVUE revision: a pending revision that was never applied \(\d+ line\(s\) of diff\)", output)
