@@ -129,3 +129,19 @@ def test_a_revision_a_stopped_run_left_pending_is_dropped_and_said(run):
     assert applied(run.state) == before
     assert switch_state(run.state)["pending"] is None
     assert re.search(r"n3232c-a: pending NVUE revision: a pending revision that was never applied \(\d+ line\(s\) of diff\)", output)
+
+
+@pytest.mark.slow
+def test_a_vlan_dropped_from_the_model_leaves_the_port(run):
+    """NVUE's nv set adds to a collection: the role unsets what the model owns before setting it."""
+    run()
+    data = switch_state(run.state)
+    data["applied"]["interface"]["swp9"]["bridge"]["domain"]["br_default"]["vlan"]["3112"] = {}  # a VLAN the model lacks
+    data["applied"]["interface"]["bond11"]["bond"]["member"]["swp20"] = {}                      # and a member
+    write_state(run.state, data)
+    changed, _ = run()
+    assert changed == 1
+    swp9 = applied(run.state)["interface"]["swp9"]["bridge"]["domain"]["br_default"]
+    assert swp9["vlan"] == {"3111": {}}
+    assert set(applied(run.state)["interface"]["bond11"]["bond"]["member"]) == {"swp13"}
+    assert run()[0] == 0

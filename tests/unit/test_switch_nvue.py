@@ -19,9 +19,20 @@ def set_lines(commands):
     return [shlex.split(line)[2:] for line in commands if line.startswith("nv set ")]
 
 
-def test_every_line_is_a_comment_or_an_nv_set_command_the_shell_can_split(commands):
-    assert all(line.startswith(("# ", "nv set ")) for line in commands)
+def test_every_line_is_a_comment_or_an_nv_set_or_unset_command_the_shell_can_split(commands):
+    assert all(line.startswith(("# ", "nv set ", "nv unset ")) for line in commands)
     assert set_lines(commands)
+
+
+def test_what_the_model_owns_is_unset_before_it_is_set(commands):
+    """nv set adds to a collection: without the unset, a VLAN or member the model dropped would stay."""
+    index = {line: number for number, line in enumerate(commands)}
+    for owned, first_set in (("nv unset interface swp9 bridge domain br_default", "nv set interface swp9 bridge domain br_default vlan 3111"),
+                             ("nv unset interface bond11 bond member", "nv set interface bond11 bond member swp13"),
+                             ("nv unset interface peerlink bond member", "nv set interface peerlink bond member swp31"),
+                             ("nv unset qos pfc default-global switch-priority", "nv set qos pfc default-global switch-priority 3")):
+        assert index[owned] < index[first_set]
+    assert not any(line.startswith("nv unset bridge domain br_default vlan") for line in commands)  # foreign VLANs stay
 
 
 def test_bridge_vlans_roce_and_lldp(commands):

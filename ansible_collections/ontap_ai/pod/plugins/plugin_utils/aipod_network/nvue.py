@@ -7,6 +7,10 @@ shell, and applies with `nv config apply`. Written against the NVUE syntax of Cu
 NetApp's AIPod deployment guide (NVA-1173).
 
 - VLANs live in the VLAN-aware bridge (br_default); NVUE has no VLAN names, so names are comments.
+- What the model owns is replaced, not added to: a port's bridge membership, a bond's members, the
+  PFC switch priorities and the MLAG backup are unset before they are set, in the same revision
+  (NVUE's `nv set` adds to a collection; the diff against the applied revision shows only real
+  changes). The bridge's VLAN list is only added to: a VLAN the model never had stays.
 - Storage and DGX ports and bonds get the switch MTU (`link mtu`); access ports take one VLAN,
   trunks an allowed list. Host-facing ports are STP edge ports with BPDU guard; uplinks to another
   switch pair are not.
@@ -58,7 +62,10 @@ def _nv(*words: Any, verb: str = "set") -> str:
 
 
 def _bridge_lines(name: str, entry: Mapping[str, Any], bridge: str, edge: bool) -> list[str]:
-    lines = []
+    # The port's bridge membership is the model's: unset, then set, in one revision. NVUE's sets add
+    # to a collection, so a VLAN the model dropped would stay otherwise; the diff against the
+    # applied revision still shows only what really changes.
+    lines = [_nv("interface", name, "bridge", "domain", bridge, verb="unset")]
     if entry["mode"] == "access" and entry.get("access_vlan") is not None:
         lines.append(_nv("interface", name, "bridge", "domain", bridge, "access", entry["access_vlan"]))
     else:
@@ -84,6 +91,7 @@ def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
         lines.append("# RoCE: PFC (no-drop) on the RoCE switch priority, ECN, DSCP trust, CNP in a strict-priority class")
         lines.append(_nv("qos", "roce", "mode", opts["roce_mode"]))
         if opts["roce_mode"] == "lossless":
+            lines.append(_nv("qos", "pfc", "default-global", "switch-priority", verb="unset"))
             lines.append(_nv("qos", "pfc", "default-global", "switch-priority", opts["roce_priority"]))
     if opts["lldp_dot1_tlv"]:
         lines.append(_nv("service", "lldp", "dot1-tlv", "on"))
@@ -98,6 +106,7 @@ def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
     for channel in plan["port_channels"]:
         name = channel["name"]
         lines.append(_comment(name, ": ", channel["description"]))
+        lines.append(_nv("interface", name, "bond", "member", verb="unset"))
         for member in members_of.get(name, []):
             lines.append(_nv("interface", member["name"], "description", member["description"]))
             lines.append(_nv("interface", member["name"], "link", "mtu", member["mtu"]))
@@ -115,6 +124,7 @@ def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
     if peer_link and vpc:
         name = peer_link["name"]
         lines.append(_comment(name, ": ", peer_link["description"]))
+        lines.append(_nv("interface", name, "bond", "member", verb="unset"))
         for member in members_of.get(name, []):
             lines.append(_nv("interface", member["name"], "description", member["description"]))
             lines.append(_nv("interface", member["name"], "link", "mtu", member["mtu"]))
@@ -127,6 +137,7 @@ def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
             lines.append(_nv("mlag", "mac-address", vpc["system_mac"]))
         lines.append(_nv("mlag", "peer-ip", "linklocal"))
         if vpc.get("keepalive_destination"):
+            lines.append(_nv("mlag", "backup", verb="unset"))
             lines.append(_nv("mlag", "backup", vpc["keepalive_destination"], "vrf", opts["mlag_backup_vrf"]))
         if vpc.get("role_priority") is not None:
             lines.append(_nv("mlag", "priority", vpc["role_priority"]))
