@@ -65,11 +65,11 @@ def test_nxos_holds_each_description_as_one_line_and_nothing_else_changes(render
 
 def test_nvue_holds_each_description_as_one_argument_and_nothing_else_changes(rendered):
     commands = [shlex.split(line) for line in rendered["cumulus"].splitlines() if line.startswith("nv ")]
-    assert all(command[:2] == ["nv", "set"] for command in commands)
+    assert all(command[:2] in (["nv", "set"], ["nv", "unset"]) for command in commands)
     for port, text in rendered["given"]["cumulus"].items():
         assert ["nv", "set", "interface", port, "description", text] in commands
     golden = [shlex.split(line) for line in (GOLDEN / "sample-cumulus" / "n3232c-a.nvue").read_text().splitlines()
               if line.startswith("nv ")]
     changed = [command for command in commands if command not in golden]
     assert all(command[4] == "description" for command in changed), changed
-    assert all(line.startswith(("# ", "nv set ")) for line in rendered["cumulus"].splitlines() if line)
+    assert all(line.startswith(("# ", "nv set ", "nv unset ")) for line in rendered["cumulus"].splitlines() if line)

@@ -86,7 +86,8 @@ def test_the_lab_grows_on_its_own_loopback_switches_with_a_fixed_ha_pair(tmp_pat
     assert all(body["mgmt_address"].startswith("127.0.20.") for body in switches.values())
     assert len({body["mgmt_address"] for body in switches.values()}) == len(switches) > 2
     assert len(m.ontap_nodes(model)) == 2
-    report = validate_site(inventory)
+    # The lab's CA file is written when its ONTAP endpoint first starts: not there on a fresh clone.
+    report = validate_site(inventory, check_files=False)
     assert report.errors == [], report.text()
 
 
