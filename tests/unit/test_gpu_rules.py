@@ -79,3 +79,29 @@ def test_without_gpus_sizing_counts_the_gpus_of_a_known_model():
 
 def test_the_sample_and_its_counts_raise_nothing():
     assert gpu_findings(lambda dgx: None, "warning") == gpu_findings(lambda dgx: None, "error") == []
+
+
+def test_an_rdma_mount_needs_rdma_on_the_lifs_it_mounts_from():
+    import copy
+    import dataclasses
+
+    from project_paths import SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
+
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import check_model
+
+    site = load_site(str(SAMPLE), decrypt=make_decryptor(SAMPLE_VAULT_PASSWORD))
+    model = copy.deepcopy(site.model)
+    svm = model["ontap"]["svms"][0]
+    svm["nfs"]["rdma"] = True
+    model["compute"]["mounts"][0]["transport"] = "rdma"
+
+    def mount_errors(model: dict) -> list[str]:
+        findings = check_model(dataclasses.replace(site, model=model, findings=[]), check_files=False)
+        return [f.message for f in findings if f.severity == "error" and f.rule == "mount"]
+
+    assert mount_errors(model) == []  # the LIFs take RDMA from the SVM
+    svm["data_lifs"]["rdma"] = False
+    [message] = mount_errors(model)
+    assert message == ("RDMA mount, but the mount plan sends DGX to LIF(s) without RDMA: aipod-a800-01_e6a-3111_1, "
+                       "aipod-a800-01_e6b-3112_1, aipod-a800-02_e6a-3111_1, aipod-a800-02_e6b-3112_1")

@@ -190,7 +190,8 @@ def data_lifs(model: dict) -> list[dict]:
         svm_name = svm["name"]
         ipspace = as_str(svm.get("ipspace")) or "Default"
         spec = as_dict(svm.get("data_lifs"))
-        rdma = spec.get("rdma") is True or as_dict(svm.get("nfs")).get("rdma") is True
+        # A LIF takes RDMA from data_lifs.rdma when set, else from the SVM's NFS service.
+        rdma = spec["rdma"] if isinstance(spec.get("rdma"), bool) else as_dict(svm.get("nfs")).get("rdma") is True
         if "explicit" in spec:
             networks_of_port = port_networks(model)
             domain_of_port = {(p["node"], p["port"]): d["name"] for d in domains for p in d["ports"]}

@@ -138,6 +138,15 @@ def compute_mounts(ctx: Context) -> None:
             for host, data in ctx.dgx.items():
                 if data.get("roce") is not True:
                     ctx.error("mount", path + ("transport",), f"RDMA mount but {host} has roce off", "set roce: true on the DGX or mount over tcp")
+            # NFS over RDMA needs RDMA on the LIF too (net int modify -rdma-protocols roce): a LIF
+            # without it answers only TCP, and the mount fails on the DGX that the plan sends there.
+            rdma_of = {lif["name"]: lif["rdma"] for lif in ctx.lifs}
+            without = sorted({entry["lif"] for host in ctx.dgx for entry in ctx.mount_plan(host)
+                              if entry["path"] == mount.get("path") and rdma_of.get(entry["lif"]) is False}, key=m.natural_key)
+            if without:
+                ctx.error("mount", path + ("transport",),
+                          f"RDMA mount, but the mount plan sends DGX to LIF(s) without RDMA: {', '.join(without)}",
+                          "set rdma: true on the SVM's data_lifs (or on those explicit LIFs), or mount over tcp")
         limit = m.as_int(nfs.get("tcp_max_transfer_size"))
         for size_key in ("rsize", "wsize"):
             size = m.as_int(mount.get(size_key))
