@@ -16,16 +16,13 @@ NVIDIA's and which the lab's own).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import fcntl
 import json
 import os
 import sys
 
-import yaml
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvue_model import NvueError, NvueSwitch, Revision  # noqa: E402
+from nvue_model import NvueError, NvueSwitch, Revision, to_yaml  # noqa: E402
 
 STATE = os.environ.get("NVUE_STATE", "/var/lib/aipod-nvue/state.json")
 
@@ -46,8 +43,8 @@ def switch_state():
             switch = NvueSwitch.factory(os.environ.get("NVUE_HOSTNAME", "cumulus"), int(os.environ.get("NVUE_PORTS", "64")))
         yield switch
         data = {"hostname": switch.hostname, "ports": switch.ports, "applied": switch.applied, "startup": switch.startup,
-                "next_rev": switch.next_rev, "pending": dataclasses.asdict(switch.pending) if switch.pending else None,
-                "revisions": [dataclasses.asdict(r) for r in switch.revisions]}
+                "next_rev": switch.next_rev, "pending": switch.pending.as_dict() if switch.pending else None,
+                "revisions": [r.as_dict() for r in switch.revisions]}
         temporary = STATE + ".tmp"
         with open(temporary, "w", encoding="utf-8") as handle:
             json.dump(data, handle, indent=1)
@@ -80,7 +77,7 @@ def _print(value, output: str) -> None:
     if output == "json":
         print(json.dumps(value, indent=2, sort_keys=True))
     else:
-        print(yaml.safe_dump(value, sort_keys=False, default_flow_style=False), end="")
+        print(to_yaml(value), end="")
 
 
 def main(argv: list[str]) -> int:

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import copy
 import ipaddress
+import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-import yaml
+# No dataclasses or yaml: `nv` starts once per command the role stages (a switch takes some 150), so
+# its start-up is most of its time, and the stand-in switch needs nothing beyond Python's standard library.
 
 
 class NvueError(Exception):
@@ -32,25 +33,21 @@ class NvueError(Exception):
 
 
 # ---------------------------------------------------------------------------------- schema
-@dataclass
-class Leaf:
+class Leaf(NamedTuple):
     """A value: check(value) returns the stored value or raises NvueError with NVUE's message."""
     check: Callable[[str, str], Any]
 
 
-@dataclass
-class OneOf:
+class OneOf(NamedTuple):
     """An enumerated leaf NVUE stores as a single-key object ({"up": {}})."""
     values: tuple[str, ...]
 
 
-@dataclass
-class Obj:
+class Obj(NamedTuple):
     children: dict[str, Any]
 
 
-@dataclass
-class Coll:
+class Coll(NamedTuple):
     """Keyed by id; child None: a set of ids ({} values)."""
     key: Callable[[str], list[str]]
     child: Any = None
@@ -304,25 +301,24 @@ def _interface_type(name: str) -> str:
 
 
 # ---------------------------------------------------------------------------------- the switch
-@dataclass
 class Revision:
-    rev_id: int
-    config: dict
-    state: str            # pending, detached, applied, invalid
-    user: str = "cumulus"
-    message: str = ""
+    """One NVUE revision: its id, its configuration and its state (pending, detached, applied, invalid)."""
+
+    def __init__(self, rev_id: int, config: dict, state: str, user: str = "cumulus", message: str = ""):
+        self.rev_id, self.config, self.state, self.user, self.message = rev_id, config, state, user, message
+
+    def as_dict(self) -> dict:
+        return {"rev_id": self.rev_id, "config": self.config, "state": self.state, "user": self.user, "message": self.message}
 
 
-@dataclass
 class NvueSwitch:
     """One switch's NVUE state: the applied and startup revisions, a pending one, the history."""
-    hostname: str = "cumulus"
-    ports: int = 64                       # front-panel ports: swp1..swpN exist
-    applied: dict = field(default_factory=dict)
-    startup: dict = field(default_factory=dict)
-    pending: Revision | None = None
-    revisions: list[Revision] = field(default_factory=list)
-    next_rev: int = 1
+
+    def __init__(self, hostname: str = "cumulus", ports: int = 64, applied: dict | None = None, startup: dict | None = None,
+                 pending: Revision | None = None, revisions: list[Revision] | None = None, next_rev: int = 1):
+        self.hostname, self.ports = hostname, ports          # front-panel ports: swp1..swpN exist
+        self.applied, self.startup = applied or {}, startup or {}
+        self.pending, self.revisions, self.next_rev = pending, revisions or [], next_rev
 
     @classmethod
     def factory(cls, hostname: str = "cumulus", ports: int = 64) -> NvueSwitch:
@@ -384,7 +380,7 @@ class NvueSwitch:
             parts.append({"set": sets})
         if unsets:
             parts.append({"unset": unsets})
-        return yaml.safe_dump(parts, sort_keys=False, default_flow_style=False) if parts else ""
+        return to_yaml(parts) if parts else ""
 
     # -- applying
     def apply(self, rev: str | None = None, message: str = "") -> str:
@@ -448,6 +444,48 @@ class NvueSwitch:
 
     def history(self) -> list[dict]:
         return [{"rev_id": r.rev_id, "state": r.state, "user": r.user, "message": r.message} for r in self.revisions]
+
+
+_PLAIN = re.compile(r"^[A-Za-z0-9_./-][A-Za-z0-9 _./:()-]*$")
+_YAML_WORD = re.compile(r"[-+]?\d+(\.\d+)?|true|false|null|yes|no|on|off|~", re.IGNORECASE)  # read back as non-strings
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    text = str(value)
+    plain = (_PLAIN.match(text) and not text.endswith((" ", ":")) and ": " not in text
+             and not _YAML_WORD.fullmatch(text))
+    return text if plain else json.dumps(text)
+
+
+def to_yaml(value: Any, indent: int = 0) -> str:
+    """Block YAML of nested dicts, lists and scalars, as NVUE prints its trees (keys in their order)."""
+    pad = " " * indent
+    if isinstance(value, dict):
+        if not value:
+            return pad + "{}\n"
+        lines = []
+        for key, item in value.items():
+            if isinstance(item, (dict, list)) and item:
+                lines.append(f"{pad}{_scalar(key)}:\n" + to_yaml(item, indent + 2))
+            else:
+                lines.append(f"{pad}{_scalar(key)}: {'{}' if item == {} else '[]' if item == [] else _scalar(item)}\n")
+        return "".join(lines)
+    if isinstance(value, list):
+        lines = []
+        for item in value:
+            if isinstance(item, (dict, list)) and item:
+                nested = to_yaml(item, indent + 2)
+                lines.append(f"{pad}- {nested.lstrip()}")
+            else:
+                lines.append(f"{pad}- {_scalar(item)}\n")
+        return "".join(lines)
+    return pad + _scalar(value) + "\n"
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -30,7 +30,7 @@ def run(tmp_path_factory):
     state = work / "nvue" / "state.json"
     bin_dir = work / "bin"
     bin_dir.mkdir()
-    (bin_dir / "nv").write_text(f'#!/bin/sh\nexec "{sys.executable}" "{REPO / "lab" / "nvue" / "nv.py"}" "$@"\n')
+    (bin_dir / "nv").write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "{REPO / "lab" / "nvue" / "nv.py"}" "$@"\n')
     (bin_dir / "nv").chmod(0o755)
 
     def playbook(*args: str) -> tuple[int, str]:
