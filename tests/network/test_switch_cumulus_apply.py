@@ -133,8 +133,8 @@ def test_a_revision_a_stopped_run_left_pending_is_dropped_and_said(run):
 
 @pytest.mark.slow
 def test_a_vlan_dropped_from_the_model_leaves_the_port(run):
-    """NVUE's nv set adds to a collection: the role unsets what the model owns before setting it."""
-    run()
+    """NVUE's nv set adds to a collection: the role unsets what the model owns before setting it.
+    (Runs after the tests above, which leave the switch converged.)"""
     data = switch_state(run.state)
     data["applied"]["interface"]["swp9"]["bridge"]["domain"]["br_default"]["vlan"]["3112"] = {}  # a VLAN the model lacks
     data["applied"]["interface"]["bond11"]["bond"]["member"]["swp20"] = {}                      # and a member
