@@ -184,15 +184,12 @@ def _translate(text: str, moves: dict[str, tuple[ipaddress.IPv4Network, ipaddres
 
 
 # ----------------------------------------------------------------------------- sizing
-def _ha_pairs_for(model: dict, dgx_count: int, gpus_per_dgx: int, base_pairs: int, platform: str) -> int:
-    sizing = site_model.as_dict(site_model.as_dict(model.get("pod")).get("sizing"))
-    per_gpu = sizing.get("gpu_ingest_mb_s", 82)
-    override = sizing.get("platform_limit_mb_s")
-    per_pair = override if isinstance(override, (int, float)) and not isinstance(override, bool) else \
-        site_model.PLATFORM_LIMIT_MB_S.get(site_model.platform_key(platform))
+def _ha_pairs_for(model: dict, dgx_count: int, gpus_per_dgx: int, base_pairs: int) -> int:
+    """The HA pairs the GPUs' demand needs, by the sizing's own figures (model: pod and ontap)."""
+    per_pair = site_model.ha_pair_limit_mb_s(model)
     if not per_pair:
         return base_pairs
-    wanted = math.ceil(dgx_count * gpus_per_dgx * per_gpu / per_pair)
+    wanted = math.ceil(dgx_count * gpus_per_dgx * site_model.gpu_ingest_mb_s(model) / per_pair)
     return max(base_pairs, min(wanted, ONTAP_MAX_HA_PAIRS))
 
 
@@ -297,7 +294,7 @@ def scale(base: str, count: int, output: str, ha_pairs: int | None = None, switc
     base_pairs = (len(base_nodes) + 1) // 2
     if ha_pairs is not None and not base_pairs <= ha_pairs <= ONTAP_MAX_HA_PAIRS:
         raise ScaleError(f"--ha-pairs {ha_pairs}: between the base's {base_pairs} and {ONTAP_MAX_HA_PAIRS} (24 nodes, ONTAP's NAS limit)")
-    pairs = ha_pairs if ha_pairs is not None else _ha_pairs_for(pod, count, gpus, base_pairs, ontap.get("platform", ""))
+    pairs = ha_pairs if ha_pairs is not None else _ha_pairs_for({"pod": pod.get("pod"), "ontap": ontap}, count, gpus, base_pairs)
     node_count = max(len(base_nodes), 2 * pairs)
     node_prefix = re.sub(r"\d+$", "", base_nodes[0])
     nodes = base_nodes + [f"{node_prefix}{index + 1:02d}" for index in range(len(base_nodes), node_count)]

@@ -87,6 +87,11 @@ def far_end(model: dict, connects_to: Any, near: str | None = None) -> dict | No
     return None
 
 
+def is_uplink(entry: Any) -> bool:
+    """Whether a settled port-channel (switch_plan's) leads to another switch pair."""
+    return as_dict(as_dict(entry).get("far_end")).get("kind") == "switch"
+
+
 def _uplink_end(model: dict, connects_to: dict, near: str | None) -> dict | None:
     far, channel = as_str(connects_to.get("switch")), as_int(connects_to.get("port_channel"))
     if not far or channel is None:

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..aipod_site.characters import is_hidden
-from .model import UNUSED_DESCRIPTION
+from .model import UNUSED_DESCRIPTION, is_uplink
 from .vlans import compress
 
 DEFAULT_OPTIONS: dict[str, Any] = {
@@ -114,11 +114,11 @@ def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
         lines.append(_nv("interface", name, "description", channel["description"]))
         lines.append(_nv("interface", name, "link", "mtu", channel["mtu"]))
         lines.append(_nv("interface", name, "bond", "lacp-rate", opts["lacp_rate"]))
-        if opts["lacp_bypass"] and channel.get("far_end", {}).get("kind") != "switch":
+        if opts["lacp_bypass"] and not is_uplink(channel):
             lines.append(_nv("interface", name, "bond", "lacp-bypass", "on"))
         if plan.get("vpc"):
             lines.append(_nv("interface", name, "bond", "mlag", "id", channel["vpc"]))
-        lines += _bridge_lines(name, channel, bridge, edge=channel.get("far_end", {}).get("kind") != "switch")
+        lines += _bridge_lines(name, channel, bridge, edge=not is_uplink(channel))
     peer_link = plan.get("peer_link")
     vpc = plan.get("vpc")
     if peer_link and vpc:

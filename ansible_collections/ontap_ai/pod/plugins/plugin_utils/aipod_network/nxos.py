@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .model import UNUSED_DESCRIPTION
+from .model import UNUSED_DESCRIPTION, is_uplink
 from .vlans import compress, expand
 
 DEFAULT_OPTIONS: dict[str, Any] = {
@@ -130,12 +130,6 @@ def _edge_type(entry: Mapping[str, Any]) -> str:
     return "edge trunk" if entry.get("mode") == "trunk" else "edge"
 
 
-def _uplink(entry: Mapping[str, Any]) -> bool:
-    """A port-channel to another switch pair keeps NX-OS's default port type (normal, which the
-    running configuration does not show): an edge port there would skip listening and learning."""
-    return entry.get("far_end", {}).get("kind") == "switch"
-
-
 def port_config(plan: Mapping[str, Any]) -> str:
     """Per-port lines no resource module covers: PFC on RoCE ports, spanning-tree port types."""
     lines: list[str] = []
@@ -145,12 +139,14 @@ def port_config(plan: Mapping[str, Any]) -> str:
             lines.append("  priority-flow-control mode on")
         lines.append(f"  spanning-tree port type {_edge_type(port)}")
     for channel in plan["port_channels"]:
-        if _uplink(channel) and not channel["pfc"]:
+        # An uplink to another pair keeps NX-OS's default port type (normal, which the running
+        # configuration does not show): an edge port there would skip listening and learning.
+        if is_uplink(channel) and not channel["pfc"]:
             continue
         lines.append(f"interface {channel['name']}")
         if channel["pfc"]:
             lines.append("  priority-flow-control mode on")
-        if not _uplink(channel):
+        if not is_uplink(channel):
             lines.append(f"  spanning-tree port type {_edge_type(channel)}")
     if plan.get("peer_link"):
         lines += [f"interface {plan['peer_link']['name']}", "  spanning-tree port type network"]
@@ -249,7 +245,7 @@ def intent(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) ->
         # Hosts and ONTAP boot before LACP runs; an uplink between switches never needs to forward
         # outside its bundle, and must not when LACP fails.
         lacp_interfaces += [{"name": channel["name"], "suspend_individual": False} for channel in plan["port_channels"]
-                            if not _uplink(channel)]
+                            if not is_uplink(channel)]
     features = []
     if lag_interfaces:
         features.append("lacp")

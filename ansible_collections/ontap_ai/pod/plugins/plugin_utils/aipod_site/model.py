@@ -637,10 +637,23 @@ def platform_key(platform: Any) -> str:
     return f"AFF {match.group(1).upper()}" if match else text.strip()
 
 
+def gpu_ingest_mb_s(model: dict) -> float:
+    """The read demand of one GPU: pod.sizing.gpu_ingest_mb_s, default 82 MB/s."""
+    per_gpu = as_dict(as_dict(model.get("pod")).get("sizing")).get("gpu_ingest_mb_s", 82)
+    return per_gpu if isinstance(per_gpu, (int, float)) and not isinstance(per_gpu, bool) and per_gpu > 0 else 82
+
+
+def ha_pair_limit_mb_s(model: dict) -> float | None:
+    """What one HA pair reads: pod.sizing.platform_limit_mb_s, else the platform's figure, else None."""
+    override = as_dict(as_dict(model.get("pod")).get("sizing")).get("platform_limit_mb_s")
+    if isinstance(override, (int, float)) and not isinstance(override, bool):
+        return override
+    return PLATFORM_LIMIT_MB_S.get(platform_key(as_dict(model.get("ontap")).get("platform")))
+
+
 def sizing(model: dict) -> dict:
     """GPU ingest demand against storage supply, with the figures it used."""
-    per_gpu = as_dict(as_dict(model.get("pod")).get("sizing")).get("gpu_ingest_mb_s", 82)
-    per_gpu = per_gpu if isinstance(per_gpu, (int, float)) and not isinstance(per_gpu, bool) and per_gpu > 0 else 82
+    per_gpu = gpu_ingest_mb_s(model)
     gpus = sum(dgx_gpu_count(d) for d in hosts_of_kind(model, "dgx").values())
     demand = gpus * per_gpu
     storage_networks = {name for name, n in networks_by_name(model).items() if n.get("purpose") in ("storage", "roce")}
@@ -664,8 +677,7 @@ def sizing(model: dict) -> dict:
     nodes = len(ontap_nodes(model))
     ha_pairs = (nodes + 1) // 2
     platform = platform_key(as_dict(model.get("ontap")).get("platform"))
-    override = as_dict(as_dict(model.get("pod")).get("sizing")).get("platform_limit_mb_s")
-    per_pair = override if isinstance(override, (int, float)) and not isinstance(override, bool) else PLATFORM_LIMIT_MB_S.get(platform)
+    per_pair = ha_pair_limit_mb_s(model)
     platform_limit = per_pair * ha_pairs if per_pair else None
     supply = min(line_rate, platform_limit) if platform_limit else line_rate
     return {
