@@ -196,21 +196,16 @@ def _walk(tree: dict, words: list[str], verb: str, command: str) -> list[tuple[l
     results: list[tuple[list[str], Any]] = []
 
     def walk(node: Any, index: int, path: list[str]) -> None:
-        if isinstance(node, Obj):
-            if index == len(words):
-                if verb == "unset":
-                    results.append((path, None))
-                    return
+        if isinstance(node, (Obj, Coll)) and index == len(words):
+            # The words stop at an object or collection: unset removes it, set lacks its value.
+            if verb != "unset":
                 raise NvueError("Error: Incomplete Command")
+            results.append((path, None))
+        elif isinstance(node, Obj):
             if words[index] not in node.children:
                 raise NvueError(f"Invalid Command: {command}")
             walk(node.children[words[index]], index + 1, path + [words[index]])
         elif isinstance(node, Coll):
-            if index == len(words):
-                if verb == "unset":
-                    results.append((path, None))
-                    return
-                raise NvueError("Error: Incomplete Command")
             for key in node.key(words[index]):
                 if node.child is None:
                     if index + 1 != len(words):
