@@ -158,26 +158,14 @@ def _build_fabric(model: dict) -> dict:
     pairs = _pairs_of(switches)
     graph: dict[tuple[str, ...], set[tuple[str, ...]]] = {pair: set() for pair in pairs.values()}
     links: dict[tuple[tuple[str, ...], tuple[str, ...]], set[int]] = {}
-    ontap_networks: dict[tuple[str, str], set[str]] = {}
-    for domain in broadcast_domains(model):
-        if domain["network"]:
-            for member in domain["ports"]:
-                ontap_networks.setdefault((member["node"], member["base"]), set()).add(domain["network"])
-    nics: dict[str, dict[str, dict]] = {}
     edges: dict[tuple[str, ...], set[str]] = {pair: set() for pair in pairs.values()}
     for switch, data in switches.items():
         near = pairs[switch]
         for entry in as_list(data.get("ports")) + as_list(data.get("port_channels")):
             target = as_dict(as_dict(entry).get("connects_to"))
-            if "host" in target:
-                host = as_str(target.get("host")) or ""
-                if host not in nics:
-                    nics[host] = host_interfaces(model, host)
-                nic = nics[host].get(as_str(target.get("nic")) or "")
-                if nic and nic["network"]:
-                    edges[near].add(nic["network"])
-            elif "ontap_node" in target:
-                edges[near] |= ontap_networks.get((as_str(target.get("ontap_node")) or "", as_str(target.get("port")) or ""), set())
+            if "switch" not in target:
+                # A host NIC or ONTAP port: the networks far_end says its cable carries.
+                edges[near] |= {network for network, _tagged in (far_end(model, target) or {}).get("memberships", [])}
             elif as_str(target.get("switch")) in pairs and pairs[target["switch"]] != near:
                 far = pairs[target["switch"]]
                 graph[near].add(far)
@@ -187,7 +175,7 @@ def _build_fabric(model: dict) -> dict:
     roce: set[str] = set()
     for host, body in hosts_of_kind(model, "dgx").items():
         if body.get("roce") is True:
-            roce |= {nic["network"] for nic in (nics.get(host) or host_interfaces(model, host)).values()
+            roce |= {nic["network"] for nic in host_interfaces(model, host).values()
                      if nic["kind"] == "storage" and nic["network"]}
     return {"pairs": pairs, "graph": graph, "links": links, "edges": edges, "roce": roce, "carried": {}}
 
