@@ -13,8 +13,11 @@ For each size, in one run of this script:
 Targets (issue 7): no-op <= 25% of the first run; 16 hosts <= 2x the time of 4 hosts; ONTAP calls
 per managed object in the no-op run <= 1.5; issue 20: 64 hosts' no-op <= 1.5x the 4 hosts' no-op.
 Every run also reports the peak resident set of the control node (ansible-playbook and its largest
-worker). The 16- and 64-host pods come from scripts/scale_site.py with one HA pair (the lab's
-ONTAP endpoint) and as many NX-OS switch pairs as the DGX need ports (64: three leaf pairs on a spine). Times depend on the machine (2 shared cores here):
+worker) and where the CPU time went: the control node, the DGX stand-ins (which share the machine's
+cores here; on a pod each DGX reads itself on its own CPUs) and the rest of the machine.
+The 16- and 64-host pods come from scripts/scale_site.py with one HA pair (the lab's ONTAP endpoint)
+and as many NX-OS switch pairs as the DGX need ports (64: three leaf pairs on a spine). Times depend
+on the machine (2 shared cores here):
 compare the ratios, which are measured in the same run. The lab is left running the default
 inventory (inventories/lab) and converged by the last run of the 4-host size when that was measured last.
 
@@ -49,7 +52,30 @@ def ontap_ctl(*args: str) -> dict:
 STRATEGY_ARGUMENTS: list[str] = []
 
 
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+
+
+def cpu_seconds(cgroup: Path) -> float:
+    """CPU time a cgroup (v1 cpuacct) has used, in seconds; 0 where it cannot be read."""
+    try:
+        return int((cgroup / "cpuacct.usage").read_text()) / 1e9
+    except (OSError, ValueError):
+        return 0.0
+
+
+def dgx_cgroups() -> list[Path]:
+    """The cpuacct cgroups of the lab's DGX stand-ins (podman's cgroupfs layout)."""
+    listing = subprocess.run(["podman", "ps", "--no-trunc", "--format", "{{.ID}} {{.Names}}"], capture_output=True, text=True,
+                             env=environment()).stdout.split("\n")
+    ids = [line.split()[0] for line in listing if " aipod-lab-dgx" in line]
+    return [CPUACCT / "libpod_parent" / f"libpod-{container}" for container in ids]
+
+
 def site(inventory: Path, log: Path) -> dict:
+    # Where the CPU goes: the control node (ansible-playbook and its workers, from wait4), the DGX
+    # stand-ins (their cgroups), and the rest of the machine (switch and ONTAP endpoints, API server, SSH masters).
+    stand_ins = dgx_cgroups()
+    machine_before, dgx_before = cpu_seconds(CPUACCT), sum(map(cpu_seconds, stand_ins))
     started = time.monotonic()
     with open(log, "w", encoding="utf-8") as output:
         process = subprocess.Popen([str(VENV_BIN / "ansible-playbook"), "-i", str(inventory), "playbooks/site.yml", *STRATEGY_ARGUMENTS],
@@ -59,6 +85,8 @@ def site(inventory: Path, log: Path) -> dict:
         _pid, status, usage = os.wait4(process.pid, 0)
         process.returncode = os.waitstatus_to_exitcode(status)
     elapsed = time.monotonic() - started
+    machine, dgx = cpu_seconds(CPUACCT) - machine_before, sum(map(cpu_seconds, stand_ins)) - dgx_before
+    controller = usage.ru_utime + usage.ru_stime
     stdout = log.read_text()
     if process.returncode != 0:
         sys.exit(f"benchmark: site.yml failed (rc {process.returncode}); see {log}")
@@ -67,7 +95,9 @@ def site(inventory: Path, log: Path) -> dict:
     managed = MANAGED.search(stdout)
     return {"seconds": round(elapsed, 1), "changed": sum(c["changed"] for c in hosts.values()), "hosts": len(hosts),
             "layers": layers, "ontap_objects": int(managed["objects"]) if managed else None,
-            "peak_rss_mb": round(usage.ru_maxrss / 1024, 1)}
+            "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+            "cpu_seconds": {"controller": round(controller, 1), "dgx_stand_ins": round(dgx, 1),
+                            "rest_of_machine": round(max(machine - controller - dgx, 0.0), 1)}}
 
 
 def measure(size: int, logs: Path, noop_runs: int) -> dict:
@@ -81,8 +111,10 @@ def measure(size: int, logs: Path, noop_runs: int) -> dict:
         mark = ontap_ctl("mark")["last"]
         noop = site(inventory, logs / f"site-{size}-noop-{attempt}.log")
         noop["ontap_calls"] = ontap_ctl("counters", "--since", str(mark))
+        cpu = noop["cpu_seconds"]
         print(f"   no-op run {attempt}/{noop_runs} {noop['seconds']:5.1f} s  ({noop['changed']} changes, "
-              f"{noop['ontap_calls']['total']} ONTAP calls)", flush=True)
+              f"{noop['ontap_calls']['total']} ONTAP calls; CPU s: control node {cpu['controller']}, "
+              f"DGX stand-ins {cpu['dgx_stand_ins']}, rest of the machine {cpu['rest_of_machine']})", flush=True)
         if noop["changed"]:
             sys.exit(f"benchmark: no-op run {attempt} on {size} hosts reported changed={noop['changed']}; it must be 0")
         noops.append(noop)
@@ -144,6 +176,10 @@ def print_summary(results: list[dict], total: float, strategy: str = "linear") -
             ratio = large["noop"]["seconds"] / small["noop"]["seconds"]
             verdict = "meets" if ratio <= TARGETS["scale_noop"] else "misses"
             print(f"no-op run, {large['size']} / {small['size']} hosts: {ratio:.2f} ({verdict} <= {TARGETS['scale_noop']:g}, issue 20)")
+        for r in results:
+            cpu = r["noop"]["cpu_seconds"]
+            print(f"CPU s of the median no-op with {r['size']} hosts: control node {cpu['controller']}, "
+                  f"DGX stand-ins {cpu['dgx_stand_ins']}, rest of the machine {cpu['rest_of_machine']}")
         print("per layer (s):     " + "  ".join(f"{layer:>10}" for layer in small["first"]["layers"]))
         for r in results:
             for kind in ("first", "noop"):
