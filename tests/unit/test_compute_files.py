@@ -40,8 +40,22 @@ def test_netplan_holds_every_nic_and_vlan_in_one_file():
 
 def test_tuning_files():
     assert files.sysctl_conf(SYSCTL, MANAGED) == '# Ansible managed (role dgx_node)\n# NFS over 100/200 GbE: large socket buffers and RPC slot tables. A leading "-" lets a parameter\n# that this kernel does not have yet (sunrpc before the NFS client loads) be skipped at boot.\nnet.core.rmem_max = 268435456\nnet.ipv4.tcp_rmem = 4096 87380 268435456\n-sunrpc.tcp_max_slot_table_entries = 128\n-sunrpc.tcp_slot_table_entries = 128\n'
-    assert files.modprobe_sunrpc_conf(SYSCTL, MANAGED) == '# Ansible managed (role dgx_node)\n# RPC slot tables of the NFS client, set when sunrpc loads (it loads after sysctl.d is applied).\noptions sunrpc tcp_slot_table_entries=128 tcp_max_slot_table_entries=128\n\n'
+    assert files.modprobe_nfs_conf(SYSCTL, {}, MANAGED) == '# Ansible managed (role dgx_node)\n# RPC slot tables of the NFS client, set when sunrpc loads (it loads after sysctl.d is applied).\noptions sunrpc tcp_slot_table_entries=128 tcp_max_slot_table_entries=128\n\n'
     assert files.rings_unit(RINGS, MANAGED) == '# Ansible managed (role dgx_node)\n[Unit]\nDescription=Ring sizes of the storage NICs (role dgx_node)\nAfter=network-pre.target\nBefore=network.target\n\n[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=-/usr/sbin/ethtool -G enp1 rx 8192 tx 8192\nExecStart=-/usr/sbin/ethtool -G enp2 rx 4096 tx 8192\n\n[Install]\nWantedBy=multi-user.target\n'
+
+
+def test_nfs_module_parameters_join_the_modprobe_file_and_alone_make_one():
+    paths = {"sysctl": "/etc/sysctl.d/90-aipod-nfs.conf", "modprobe": "/etc/modprobe.d/aipod-sunrpc.conf",
+             "rings_unit": "/etc/systemd/system/aipod-nic-rings.service"}
+    both = files.modprobe_nfs_conf(SYSCTL, {"max_session_slots": 1024}, MANAGED)
+    assert both.splitlines()[-3:-1] == ["# The NFS client's parameters (compute.nfs_client), set when nfs loads: at boot, before the mounts.",
+                                      "options nfs max_session_slots=1024"]
+    assert "options sunrpc tcp_slot_table_entries=128" in both
+    only_nfs = FILTERS["aipod_tuning_files"]({"net.core.rmem_max": 1}, [], paths, "Ansible managed", {"max_session_slots": 180})
+    assert [entry["dest"] for entry in only_nfs] == [paths["sysctl"], paths["modprobe"]]
+    assert "sunrpc" not in only_nfs[1]["content"].split("\n", 2)[2]
+    assert only_nfs[1]["content"].endswith("options nfs max_session_slots=180\n\n")
+    assert [entry["dest"] for entry in FILTERS["aipod_tuning_files"]({"net.core.rmem_max": 1}, [], paths)] == [paths["sysctl"]]
 
 
 def test_roce_unit_masks_the_pfc_priorities():

@@ -67,6 +67,9 @@ def test_mount_options(sample):
     assert home["options_text"] == "vers=3,proto=tcp,nconnect=16,rsize=262144,wsize=262144,hard"
     assert m.nfs_mount_options({"nfs_version": "4.1", "transport": "rdma", "nconnect": 16}) == [
         "vers=4.1", "proto=rdma", "port=20049", "max_connect=16", "rsize=262144", "wsize=262144", "hard"]
+    # NVA-1173's RDMA data mount: eager writes, only when the model asks for them.
+    assert m.nfs_mount_options({"nfs_version": "4.1", "transport": "rdma", "nconnect": 16, "write": "eager"}) == [
+        "vers=4.1", "proto=rdma", "port=20049", "max_connect=16", "rsize=262144", "wsize=262144", "write=eager", "hard"]
 
 
 def test_mounts_spread_over_64_hosts_evenly(tmp_path):

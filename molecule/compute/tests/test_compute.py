@@ -119,7 +119,7 @@ def test_nfs_kernel_parameters_are_persisted(node):
     _name, host, _want = node
     assert "\n".join(config_lines(host.file("/etc/sysctl.d/90-aipod-nfs.conf").content_string)) + "\n" == SYSCTL
     assert config_lines(host.file("/etc/modprobe.d/aipod-sunrpc.conf").content_string) == [
-        "options sunrpc tcp_slot_table_entries=128 tcp_max_slot_table_entries=128"]
+        "options sunrpc tcp_slot_table_entries=128 tcp_max_slot_table_entries=128", "options nfs max_session_slots=1024"]
 
 
 def test_roce_qos_unit_is_installed_and_enabled(node):

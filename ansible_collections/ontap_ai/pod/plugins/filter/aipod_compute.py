@@ -32,7 +32,8 @@ def aipod_host_storage_plan(model: Mapping, host: str) -> list[dict]:
 
 
 def aipod_compute_plans(model: Mapping, hosts: list) -> dict[str, dict]:
-    """Per DGX of hosts: {nics (host_storage_plan), storage_networks, mounts (mount_plan), mount_points, roce, gpus, common_user}.
+    """Per DGX of hosts: {nics (host_storage_plan), storage_networks, mounts (mount_plan), mount_points, roce, gpus, common_user,
+    nfs_module (the NFS client module's parameters, compute.nfs_client)}.
 
     Computed once per play for every host (the role reads its own entry), because a per-host
     task costs a worker process per host. common_user is kubernetes.common_user on kube_node
@@ -41,6 +42,7 @@ def aipod_compute_plans(model: Mapping, hosts: list) -> dict[str, dict]:
     checked = _model(model, "aipod_compute_plans")
     dgx = site_model.hosts_of_kind(checked, "dgx")
     common_user = dict(((checked.get("kubernetes") or {}).get("common_user")) or {})
+    nfs_module = dict(((checked.get("compute") or {}).get("nfs_client")) or {})
     plans = {}
     for host in hosts or []:
         if host not in dgx:
@@ -56,6 +58,7 @@ def aipod_compute_plans(model: Mapping, hosts: list) -> dict[str, dict]:
             "roce": dgx[host].get("roce") is True,
             "gpus": dict(dgx[host].get("gpus") or {}),
             "common_user": common_user if "kube_node" in groups else {},
+            "nfs_module": nfs_module,
         }
     return plans
 
@@ -97,14 +100,17 @@ def aipod_storage_network_files(nics: list, renderer: str, directory: str, host:
     return compute_files.storage_network_files(nics, renderer, directory, host, managed)
 
 
-def aipod_tuning_files(settings: Mapping, rings: list, paths: Mapping, managed: str = "Ansible managed") -> list[dict]:
-    """The NFS tuning files (sysctl.d; modprobe.d with sunrpc parameters; the ring unit with rings to set) as config_files entries."""
+def aipod_tuning_files(settings: Mapping, rings: list, paths: Mapping, managed: str = "Ansible managed",
+                       nfs_module: Mapping | None = None) -> list[dict]:
+    """The NFS tuning files (sysctl.d; modprobe.d with sunrpc and nfs parameters; the ring unit with rings to set) as config_files entries."""
     if not isinstance(settings, Mapping) or not isinstance(rings, list):
         raise AnsibleFilterError("aipod_tuning_files: expected the kernel parameters (dict) and the ring settings (list)")
     missing = {"sysctl", "modprobe", "rings_unit"} - set(paths or {})
     if missing:
         raise AnsibleFilterError(f"aipod_tuning_files: paths lacks {', '.join(sorted(missing))}")
-    return compute_files.tuning_files(settings, rings, paths, managed)
+    if nfs_module is not None and not isinstance(nfs_module, Mapping):
+        raise AnsibleFilterError(f"aipod_tuning_files: nfs_module must be a dict, got {type(nfs_module).__name__}")
+    return compute_files.tuning_files(settings, rings, paths, managed, dict(nfs_module or {}))
 
 
 def aipod_roce_unit(parents: list, qos: Mapping, managed: str = "Ansible managed") -> str:

@@ -139,12 +139,17 @@ def sunrpc_options(settings: Mapping[str, Any]) -> list[tuple[str, Any]]:
     return [(name[len("sunrpc."):], value) for name, value in settings.items() if name.startswith("sunrpc.")]
 
 
-def modprobe_sunrpc_conf(settings: Mapping[str, Any], managed: str) -> str:
-    """/etc/modprobe.d: the sunrpc slot tables as module options, for when sunrpc loads after sysctl.d."""
-    options = " ".join(f"{name}={value}" for name, value in sunrpc_options(settings))
-    return _lines(f"# {managed} (role dgx_node)",
-                  "# RPC slot tables of the NFS client, set when sunrpc loads (it loads after sysctl.d is applied).",
-                  f"options sunrpc {options}", "")
+def modprobe_nfs_conf(settings: Mapping[str, Any], nfs_module: Mapping[str, Any], managed: str) -> str:
+    """/etc/modprobe.d: the sunrpc slot tables (for when sunrpc loads after sysctl.d) and the nfs module's parameters."""
+    lines = [f"# {managed} (role dgx_node)"]
+    sunrpc = " ".join(f"{name}={value}" for name, value in sunrpc_options(settings))
+    if sunrpc:
+        lines += ["# RPC slot tables of the NFS client, set when sunrpc loads (it loads after sysctl.d is applied).",
+                  f"options sunrpc {sunrpc}"]
+    if nfs_module:
+        lines += ["# The NFS client's parameters (compute.nfs_client), set when nfs loads: at boot, before the mounts.",
+                  "options nfs " + " ".join(f"{name}={value}" for name, value in sorted(nfs_module.items()))]
+    return _lines(*lines, "")
 
 
 def rings_unit(rings: list[Mapping], managed: str) -> str:
@@ -177,14 +182,15 @@ def roce_unit(parents: list[str], qos: Mapping[str, Any], managed: str) -> str:
                   "[Install]", "WantedBy=multi-user.target")
 
 
-def tuning_files(settings: Mapping[str, Any], rings: list[Mapping], paths: Mapping[str, str], managed: str) -> list[dict[str, Any]]:
-    """The NFS tuning files: sysctl.d always, modprobe.d with sunrpc parameters, the ring unit with rings to set.
+def tuning_files(settings: Mapping[str, Any], rings: list[Mapping], paths: Mapping[str, str], managed: str,
+                 nfs_module: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The NFS tuning files: sysctl.d always, modprobe.d with sunrpc or nfs parameters, the ring unit with rings to set.
 
     paths: sysctl, modprobe, rings_unit.
     """
     files = [{"dest": paths["sysctl"], "content": sysctl_conf(settings, managed), "mode": "0644"}]
-    if sunrpc_options(settings):
-        files.append({"dest": paths["modprobe"], "content": modprobe_sunrpc_conf(settings, managed), "mode": "0644"})
+    if sunrpc_options(settings) or nfs_module:
+        files.append({"dest": paths["modprobe"], "content": modprobe_nfs_conf(settings, nfs_module or {}, managed), "mode": "0644"})
     if rings:
         files.append({"dest": paths["rings_unit"], "content": rings_unit(rings, managed), "mode": "0644"})
     return files

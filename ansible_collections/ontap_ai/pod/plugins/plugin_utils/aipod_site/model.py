@@ -547,7 +547,7 @@ def _mount_plan(model: dict, host: str, position: int, shared: dict) -> list[dic
 
 
 def nfs_mount_options(mount: dict) -> list[str]:
-    """Mount options of one compute mount: version, transport, connections, block size, hard."""
+    """Mount options of one compute mount: version, transport, connections, block size, write behaviour, hard."""
     version = str(mount.get("nfs_version", "4.1"))
     transport = mount.get("transport", "tcp")
     connections = as_int(mount.get("nconnect")) or 16
@@ -556,8 +556,10 @@ def nfs_mount_options(mount: dict) -> list[str]:
         options += ["proto=rdma", f"port={NFS_RDMA_PORT}", f"max_connect={connections}"]
     else:
         options += ["proto=tcp", f"nconnect={connections}"]
-    options += [f"rsize={as_int(mount.get('rsize')) or 262144}", f"wsize={as_int(mount.get('wsize')) or 262144}", "hard"]
-    return options
+    options += [f"rsize={as_int(mount.get('rsize')) or 262144}", f"wsize={as_int(mount.get('wsize')) or 262144}"]
+    if mount.get("write"):
+        options.append(f"write={mount['write']}")
+    return options + ["hard"]
 
 
 # ---------------------------------------------------------------------------- DGX models
