@@ -32,7 +32,8 @@ BASE = {
 def test_untagged_nic_carries_its_address_mtu_and_the_networks_routes():
     plan = site_model.host_storage_plan(BASE, "dgx1")
     assert plan[0] == {
-        "device": "enp225s0f0", "parent": "enp225s0f0", "vlan": None, "network": "storage-a",
+        "device": "enp225s0f0", "parent": "enp225s0f0", "links": ["enp225s0f0"], "devices": ["enp225s0f0"], "bond": None,
+        "vlan": None, "network": "storage-a",
         "address": "100.127.101.11", "prefix_len": 24, "cidr": "100.127.101.11/24", "mtu": 9000,
         "routes": [{"to": "100.127.0.0/17", "via": "100.127.101.1", "metric": 20},
                    {"to": "100.127.128.0/17", "via": "100.127.101.1", "metric": 30}],
@@ -45,6 +46,30 @@ def test_tagged_nic_becomes_a_vlan_device_and_its_route_metric_wins():
     assert plan[1]["parent"] == "enp225s0f1"
     assert plan[1]["vlan"] == 3112
     assert plan[1]["routes"] == [{"to": "100.127.128.0/17", "via": "100.127.201.254", "metric": 40}]
+
+
+def test_a_storage_bond_is_one_addressed_device_over_its_members():
+    bonded = copy.deepcopy(BASE)
+    bonded["hosts"]["dgx1"]["dgx"]["storage_bonds"] = [
+        {"name": "bond1", "members": ["enp41s0f0", "enp170s0f0"], "primary": "enp170s0f0", "network": "storage-a",
+         "address": "100.127.101.12", "route_metric": 25}]
+    del bonded["hosts"]["dgx1"]["dgx"]["storage_nics"]
+    [bond] = site_model.host_storage_plan(bonded, "dgx1")
+    assert {key: bond[key] for key in ("device", "parent", "links", "devices", "cidr", "mtu")} == {
+        "device": "bond1", "parent": "bond1", "links": ["enp41s0f0", "enp170s0f0"],
+        "devices": ["enp41s0f0", "enp170s0f0", "bond1"], "cidr": "100.127.101.12/24", "mtu": 9000}
+    assert bond["bond"] == {"mode": "active-backup", "mii_monitor_ms": 100, "fail_over_mac": "active",
+                            "members": ["enp41s0f0", "enp170s0f0"], "primary": "enp170s0f0"}
+    assert {route["metric"] for route in bond["routes"]} == {25}
+    interfaces = site_model.host_interfaces(bonded, "dgx1")
+    assert interfaces["enp170s0f0"] == {"kind": "storage-member", "network": "storage-a", "tagged": False, "address": None,
+                                        "mtu": None, "speed": None, "bond": "bond1", "is_primary": True}
+    assert interfaces["enp41s0f0"]["is_primary"] is False
+    # Tagged, the bond carries the VLAN device, and the script reconfigures all three.
+    bonded["hosts"]["dgx1"]["dgx"]["storage_bonds"][0]["tagged"] = True
+    [bond] = site_model.host_storage_plan(bonded, "dgx1")
+    assert (bond["device"], bond["devices"]) == ("bond1.3111", ["enp41s0f0", "enp170s0f0", "bond1", "bond1.3111"])
+    assert [entry["what"] for entry in site_model.address_assignments(bonded) if entry["address"] == "100.127.101.12"] == ["dgx1 bond1"]
 
 
 def test_servers_have_a_plan_too():

@@ -56,8 +56,12 @@ def far_end(model: dict, connects_to: Any, near: str | None = None) -> dict | No
             if nic["network"]:
                 result["memberships"].append((nic["network"], nic["tagged"]))
             result["speed"] = nic.get("speed")
-            result["roce"] = nic["kind"] == "storage" and as_dict(body.get("dgx")).get("roce") is True
+            result["roce"] = nic["kind"] in ("storage", "storage-member") and as_dict(body.get("dgx")).get("roce") is True
             result["nic_kind"] = nic["kind"]
+            if nic["kind"] == "storage-member":
+                result["bond"] = nic["bond"]
+            if nic["kind"] == "storage" and nic.get("members"):
+                result["storage_bond"] = True
             inband = as_dict((as_dict(body.get("dgx")) or as_dict(body.get("server"))).get("inband"))
             if nic["kind"] == "inband" and inband.get("name") == nic_name:
                 result["members"] = [{"interface": member, "speed": None}
@@ -535,8 +539,9 @@ def _cabling_plan(model: dict) -> list[dict]:
         channels = {c["id"]: c for c in plan["port_channels"]}
         for port in plan["ports"]:
             end = port["far_end"]
+            # A storage bond's member names its bond, as a port-channel member names its interface group or bond.
             rows.append(_cable(switch, port["name"], "port", None, end.get("kind"), end.get("device"),
-                               end.get("interface"), None, port, port["speed"], port["description"]))
+                               end.get("interface"), end.get("bond"), port, port["speed"], port["description"]))
         for member in plan["member_ports"]:
             end = member["far_end"]
             if member["peer_link"]:

@@ -20,6 +20,10 @@ VLAN_PORT = re.compile(r"^(?P<base>[a-z][a-z0-9]*?)-(?P<vlan>[0-9]{1,4})$")
 SPEED_MB_S = {"1G": 125, "10G": 1250, "25G": 3125, "40G": 5000, "50G": 6250, "100G": 12500,
               "200G": 25000, "400G": 50000, "800G": 100000}
 NFS_RDMA_PORT = 20049
+# A storage bond as NVA-1173 runs NFS over RDMA on it: active-backup (RDMA runs over no other bond
+# mode), MII link monitoring every 100 ms, and the bond's MAC address always the active member's
+# (fail_over_mac=active, which RDMA over the bond needs).
+STORAGE_BOND = {"mode": "active-backup", "mii_monitor_ms": 100, "fail_over_mac": "active"}
 SIZE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(KB|MB|GB|TB|PB)$")
 SIZE_UNITS = {"KB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3, "TB": 1024 ** 4, "PB": 1024 ** 5}
 
@@ -377,6 +381,10 @@ def address_assignments(model: dict) -> list[dict]:
                 nic = as_dict(nic)
                 add(nic.get("address"), as_str(nic.get("network")), ("hosts", host, kind, "storage_nics", nic_index, "address"),
                     host, nic.get("name"), f"{host} {nic.get('name')}")
+            for bond_index, bond in enumerate(as_list(data.get("storage_bonds"))):
+                bond = as_dict(bond)
+                add(bond.get("address"), as_str(bond.get("network")), ("hosts", host, kind, "storage_bonds", bond_index, "address"),
+                    host, bond.get("name"), f"{host} {bond.get('name')}")
     return result
 
 
@@ -393,7 +401,12 @@ def management_network(model: dict, address: ipaddress.IPv4Address) -> str | Non
 
 # ---------------------------------------------------------------------------- hosts
 def host_interfaces(model: dict, host: str) -> dict[str, dict]:
-    """NICs and bonds of a DGX or server: name -> {network, tagged, address, kind, mtu, speed, bond}."""
+    """NICs and bonds of a DGX or server: name -> {network, tagged, address, kind, mtu, speed, bond}.
+
+    kind: storage (a storage NIC, or a storage bond, which also has members and primary),
+    storage-member (a NIC of a storage bond: the bond's network, no address, bond and is_primary),
+    inband, inband-member.
+    """
     body = as_dict(as_dict(model.get("hosts")).get(host))
     data = as_dict(body.get("dgx")) or as_dict(body.get("server"))
     result: dict[str, dict] = {}
@@ -404,6 +417,20 @@ def host_interfaces(model: dict, host: str) -> dict[str, dict]:
             result.setdefault(name, {"kind": "storage", "network": as_str(nic.get("network")),
                                      "tagged": nic.get("tagged") is True, "address": as_str(nic.get("address")),
                                      "mtu": as_int(nic.get("mtu")), "speed": as_str(nic.get("speed"))})
+    for bond in as_list(data.get("storage_bonds")):
+        bond = as_dict(bond)
+        name = as_str(bond.get("name"))
+        if not name:
+            continue
+        members = [member for member in as_list(bond.get("members")) if as_str(member)]
+        entry = {"kind": "storage", "network": as_str(bond.get("network")), "tagged": bond.get("tagged") is True,
+                 "address": as_str(bond.get("address")), "mtu": as_int(bond.get("mtu")), "speed": as_str(bond.get("speed")),
+                 "members": members, "primary": as_str(bond.get("primary"))}
+        result.setdefault(name, entry)
+        for member in members:
+            result.setdefault(member, {"kind": "storage-member", "network": entry["network"], "tagged": entry["tagged"],
+                                       "address": None, "mtu": entry["mtu"], "speed": entry["speed"], "bond": name,
+                                       "is_primary": member == entry["primary"]})
     inband = as_dict(data.get("inband"))
     name = as_str(inband.get("name"))
     if name:
@@ -419,10 +446,12 @@ def host_interfaces(model: dict, host: str) -> dict[str, dict]:
 def host_storage_plan(model: dict, host: str) -> list[dict]:
     """The storage NICs of a DGX or server as its OS configures them, in model order.
 
-    One entry per storage NIC: {device, parent, vlan, network, address, prefix_len, cidr, mtu,
-    routes[{to, via, metric}]}. device is the Linux interface that carries the address: the NIC
-    itself, or the VLAN device <nic>.<vlan> when the NIC is tagged (then parent is the NIC, which
-    carries no address, and both get the network's MTU). routes are the network's static routes
+    One entry per storage NIC or storage bond: {device, parent, links, devices, bond, vlan, network,
+    address, prefix_len, cidr, mtu, routes[{to, via, metric}]}. device is the Linux interface that
+    carries the address: the NIC or bond itself, or the VLAN device <parent>.<vlan> when it is
+    tagged (then parent carries no address, and both get the network's MTU). links are the physical
+    NICs ([parent] for a NIC, the members for a bond); devices every interface the entry configures;
+    bond, for a bond, STORAGE_BOND with its members and primary (None for a NIC). routes are the network's static routes
     (two-path designs); via defaults to the network's gateway and the NIC's route_metric, when
     set, replaces each route's metric so that one host can prefer one path. NICs whose network is
     unknown are skipped (the validator reports them).
@@ -431,7 +460,7 @@ def host_storage_plan(model: dict, host: str) -> list[dict]:
     body = as_dict(as_dict(model.get("hosts")).get(host))
     data = as_dict(body.get("dgx")) or as_dict(body.get("server"))
     metrics = {as_str(as_dict(entry).get("name")): as_int(as_dict(entry).get("route_metric"))
-               for entry in as_list(data.get("storage_nics"))}
+               for key in ("storage_nics", "storage_bonds") for entry in as_list(data.get(key))}
     plan = []
     for name, nic in host_interfaces(model, host).items():
         if nic["kind"] != "storage":
@@ -451,9 +480,16 @@ def host_storage_plan(model: dict, host: str) -> list[dict]:
                 continue
             metric = metric_override if metric_override is not None else as_int(route.get("metric"))
             routes.append({"to": str(destination), "via": via, "metric": metric})
+        device = f"{name}.{vlan}" if vlan is not None else name
+        members = nic.get("members") or []
         plan.append({
-            "device": f"{name}.{vlan}" if vlan is not None else name,
+            "device": device,
             "parent": name,
+            # The physical NICs (facts, ring sizes, RoCE QoS), and every device the storage network
+            # script reconfigures: a bond's members, the bond and its VLAN device.
+            "links": list(members) or [name],
+            "devices": list(dict.fromkeys([*members, name, device])) if members else [device],
+            "bond": dict(STORAGE_BOND, members=list(members), primary=nic.get("primary")) if members else None,
             "vlan": vlan,
             "network": network["name"],
             "address": nic["address"],

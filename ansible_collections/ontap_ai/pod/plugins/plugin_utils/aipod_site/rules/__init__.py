@@ -47,6 +47,7 @@ RULES: list[Rule] = [
     switches.nxos_descriptions,
     switches.vpc_pairs,
     switches.switch_fabric,
+    switches.storage_bonds,
     # Kubernetes and Trident
     kubernetes.kubernetes,
     trident.trident,

@@ -22,7 +22,8 @@ def normalised_path_problem(path: str) -> str | None:
 
 
 def host_nics(ctx: Context) -> None:
-    """Host NICs sit on declared networks; DGX storage NICs on storage networks with data LIFs; MTUs follow the network."""
+    """Host NICs sit on declared networks; DGX storage NICs and bonds on storage networks with data LIFs (a
+    warning for two on one network: mounts use the first); a bond's primary is one of its members; MTUs follow the network."""
     lif_networks = {lif["network"] for lif in ctx.lifs if lif["network"]}
     for kind, hosts in (("dgx", ctx.dgx), ("server", ctx.servers)):
         for host, data in hosts.items():
@@ -35,13 +36,37 @@ def host_nics(ctx: Context) -> None:
                               f"network '{inband.get('network')}' is not declared", f"use one of {', '.join(ctx.networks)}")
                 names.add(m.as_str(inband.get("name")) or "")
                 names.update(member for member in m.as_list(inband.get("members")) if isinstance(member, str))
-            for index, nic in enumerate(m.as_list(data.get("storage_nics"))):
-                nic = m.as_dict(nic)
-                path = host_path(host, kind, "storage_nics", index)
+            interfaces = [("storage_nics", index, m.as_dict(nic)) for index, nic in enumerate(m.as_list(data.get("storage_nics")))]
+            interfaces += [("storage_bonds", index, m.as_dict(bond)) for index, bond in enumerate(m.as_list(data.get("storage_bonds")))]
+            if kind == "dgx" and not interfaces:
+                ctx.error("host-nic", host_path(host, kind), f"{host} has no storage interface",
+                          "give it storage_nics (an address per NIC) or storage_bonds (NVA-1173's RDMA bond)")
+            on_network: dict[str, str] = {}
+            for key, index, nic in interfaces:
+                path = host_path(host, kind, key, index)
                 name = m.as_str(nic.get("name"))
+                what = "bond" if key == "storage_bonds" else "NIC"
                 if name in names:
-                    ctx.error("host-nic", path + ("name",), f"NIC {name} of {host} is declared twice")
+                    ctx.error("host-nic", path + ("name",), f"{what} {name} of {host} is declared twice")
                 names.add(name or "")
+                if key == "storage_bonds":
+                    members = [member for member in m.as_list(nic.get("members")) if isinstance(member, str)]
+                    for position, member in enumerate(members):
+                        if member in names:
+                            ctx.error("host-nic", path + ("members", position),
+                                      f"member {member} of bond {name} is also declared as another interface of {host}",
+                                      "a NIC belongs to one bond and carries no address of its own")
+                        names.add(member)
+                    primary = nic.get("primary")
+                    if isinstance(primary, str) and members and primary not in members:
+                        ctx.error("host-nic", path + ("primary",), f"primary {primary} is not a member of bond {name} of {host}",
+                                  f"name one of {', '.join(members)}")
+                if isinstance(nic.get("network"), str):
+                    if nic["network"] in on_network:
+                        ctx.warning("host-nic", path + ("network",),
+                                    f"network '{nic['network']}' is on both {on_network[nic['network']]} and {name} of {host}",
+                                    "mounts use only the first; give each storage network one interface per host (a bond for two links)")
+                    on_network.setdefault(nic["network"], name or "")
                 network_name = nic.get("network")
                 network = ctx.network_of(network_name)
                 if network is None:
@@ -51,16 +76,16 @@ def host_nics(ctx: Context) -> None:
                     continue
                 purpose = network.get("purpose")
                 if purpose not in ("storage", "roce"):
-                    ctx.error("host-nic", path + ("network",), f"storage NIC {name} is on network '{network_name}' whose purpose is {purpose}",
+                    ctx.error("host-nic", path + ("network",), f"storage {what} {name} is on network '{network_name}' whose purpose is {purpose}",
                               "put storage NICs on storage (or roce) networks")
                 elif kind == "dgx" and purpose == "storage" and network_name not in lif_networks:
-                    ctx.error("host-nic", path + ("network",), f"storage NIC {name} of {host} is on network '{network_name}', where no SVM has a data LIF",
+                    ctx.error("host-nic", path + ("network",), f"storage {what} {name} of {host} is on network '{network_name}', where no SVM has a data LIF",
                               "add data LIFs on that network or move the NIC")
                 if m.as_int(nic.get("mtu")) is not None and nic.get("mtu") != network.get("mtu"):
-                    ctx.error("mtu", path + ("mtu",), f"NIC MTU {nic.get('mtu')} differs from network '{network_name}' MTU {network.get('mtu')}",
+                    ctx.error("mtu", path + ("mtu",), f"{what} MTU {nic.get('mtu')} differs from network '{network_name}' MTU {network.get('mtu')}",
                               "drop the mtu here (it follows the network) or make them equal")
                 if nic.get("tagged") is True and m.as_int(network.get("vlan")) is None:
-                    ctx.error("vlan", path + ("tagged",), f"NIC {name} is tagged but network '{network_name}' has no VLAN",
+                    ctx.error("vlan", path + ("tagged",), f"{what} {name} is tagged but network '{network_name}' has no VLAN",
                               "give the network a vlan or untag the NIC")
 
 

@@ -88,6 +88,12 @@ def _check_far_end(ctx: Context, switch: str, entry: dict, path: tuple, cabled: 
             ctx.error("dangling-reference", path + ("connects_to", "nic"), f"{end['device']} has no NIC or bond named {end['interface']}",
                       f"declare it in host_vars/{end['device']}.yml (storage_nics or inband)")
             return
+        if end.get("storage_bond"):
+            members = m.host_interfaces(ctx.model, end["device"])[end["interface"]].get("members") or []
+            ctx.error("switch-port", path + ("connects_to", "nic"),
+                      f"{end['description']} is an active-backup storage bond: its members are cabled, not the bond",
+                      f"connect {' and '.join(members) or 'its members'}, each to a plain port, one on each switch of the pair")
+            return
         attached = m.as_dict(ctx.dgx.get(end["device"]) or ctx.servers.get(end["device"]))
         is_bond = end.get("nic_kind") == "inband" and bool(m.as_dict(attached.get("inband")).get("members"))
         if bundle and not is_bond:
@@ -384,3 +390,68 @@ def _loop_free_and_joined(ctx: Context, pairs: dict[tuple[str, ...], str]) -> No
             ctx.error("switch-port", ("networks", index_of.get(network, 0)),
                       f"network {network} has ports on pairs {', '.join('/'.join(p) for p in carrying)}, which no uplink joins",
                       "add an uplink port-channel between the pairs (or a spine pair both uplink to)")
+
+
+def storage_bonds(ctx: Context) -> None:
+    """A storage bond's members are each cabled to a plain port, one on each switch of one vPC/MLAG pair, and
+    per pair the primaries are spread over its two switches (their counts differ by one at most), as
+    NVA-1173 distributes them. A bond whose network reaches ONTAP on one switch only is a warning: the
+    hosts whose primary is on the other send all their storage traffic over the peer link."""
+    cabled: dict[tuple[str, str], str] = {}
+    ontap_switches: dict[str, set[str]] = {}
+    for switch, data in ctx.switches.items():
+        for port in m.as_list(data.get("ports")):
+            target = m.as_dict(m.as_dict(port).get("connects_to"))
+            if isinstance(target.get("host"), str) and isinstance(target.get("nic"), str):
+                cabled.setdefault((target["host"], target["nic"]), switch)
+        for port in m.as_list(data.get("ports")) + m.as_list(data.get("port_channels")):
+            end = network_model.far_end(ctx.model, m.as_dict(port).get("connects_to"), switch)
+            if end and end["kind"] == "ontap":
+                for network, _tagged in end["memberships"]:
+                    ontap_switches.setdefault(network, set()).add(switch)
+    leaving = set(m.group_members(ctx.model, "decommission"))
+    spread: dict[tuple[str, ...], dict[str, list[tuple]]] = {}
+    networks_of_pair: dict[tuple[str, ...], set[str]] = {}
+    for host, data in ctx.dgx.items():
+        for index, bond in enumerate(m.as_list(data.get("storage_bonds"))):
+            bond, path = m.as_dict(bond), host_path(host, "dgx", "storage_bonds", index)
+            members = [member for member in m.as_list(bond.get("members")) if isinstance(member, str)]
+            if len(members) != 2 or bond.get("primary") not in members:
+                continue  # the schema and host_nics report these
+            where = {member: cabled.get((host, member)) for member in members}
+            for position, member in enumerate(members):
+                if where[member] is None:
+                    ctx.error("storage-bond", path + ("members", position), f"member {member} of bond {bond.get('name')} of {host} is cabled to no switch port",
+                              "add a plain port for it (connects_to: {host, nic}) on the switch its cable reaches")
+            if None in where.values():
+                continue
+            first, second = (where[member] for member in members)
+            pair = tuple(network_model.switch_pair(ctx.model, first))
+            if first == second or second not in pair:
+                ctx.error("storage-bond", path + ("members",),
+                          f"bond {bond.get('name')} of {host} has both members on "
+                          + (first if first == second else f"{first} and {second}, which are not one vPC/MLAG pair"),
+                          "cable one member to each switch of a pair, so that the storage path survives a switch")
+                continue
+            if isinstance(bond.get("network"), str):
+                networks_of_pair.setdefault(pair, set()).add(bond["network"])
+            if host not in leaving:
+                spread.setdefault(pair, {switch: [] for switch in pair})[where[bond["primary"]]].append((host, bond.get("name"), path))
+    for pair, by_switch in sorted(spread.items()):
+        heavy, light = sorted(pair, key=lambda switch: -len(by_switch[switch]))
+        excess = len(by_switch[heavy]) - len(by_switch[light])
+        if excess > 1:
+            movers = by_switch[heavy][-(excess // 2):]
+            ctx.error("storage-bond", movers[0][2] + ("primary",),
+                      f"{len(by_switch[heavy])} storage bonds on {'/'.join(pair)} have their primary on {heavy} and "
+                      f"{len(by_switch[light])} on {light}; NVA-1173 spreads the primaries over both switches",
+                      f"make the member cabled to {light} the primary of {', '.join(f'{host} {name}' for host, name, _path in movers)}")
+    for pair, networks in sorted(networks_of_pair.items()):
+        for network in sorted(networks):
+            reached = ontap_switches.get(network, set()) & set(pair)
+            if len(reached) == 1:
+                [only] = reached
+                ctx.warning("storage-bond", ("networks",),
+                            f"network '{network}' of the storage bonds on {'/'.join(pair)} reaches ONTAP on {only} only: "
+                            "the bonds whose primary is on the other switch send their storage traffic over the peer link",
+                            f"cable ONTAP data ports of '{network}' to both switches of {'/'.join(pair)}")
