@@ -96,3 +96,23 @@ def test_tuning_files_leave_out_modprobe_without_sunrpc_and_the_unit_without_rin
 def test_roce_unit_needs_every_qos_setting():
     with pytest.raises(AnsibleFilterError, match="qos lacks tos"):
         FILTERS["aipod_roce_unit"](["enp1"], {"pfc_priorities": [3], "trust": "dscp", "cable_length": 3})
+
+
+BOND = {'device': 'bond1', 'parent': 'bond1', 'links': ['enp41s0f0', 'enp170s0f0'], 'devices': ['enp41s0f0', 'enp170s0f0', 'bond1'], 'bond': {'mode': 'active-backup', 'mii_monitor_ms': 100, 'fail_over_mac': 'active', 'members': ['enp41s0f0', 'enp170s0f0'], 'primary': 'enp170s0f0'}, 'vlan': None, 'network': 's-a', 'address': '10.0.1.6', 'prefix_len': 24, 'cidr': '10.0.1.6/24', 'mtu': 9000, 'routes': [{'to': '10.9.0.0/16', 'via': '10.0.1.1', 'metric': 100}]}
+TAGGED_BOND = dict(BOND, device="bond1.3111", vlan=3111, devices=["enp41s0f0", "enp170s0f0", "bond1", "bond1.3111"], routes=[])
+
+
+def test_networkd_storage_bond_members_netdev_and_address():
+    entries = files.storage_network_files([BOND], "networkd", "/etc/aipod/storage-net", "dgx01", MANAGED)
+    assert [(entry["dest"].rsplit("/", 1)[1], entry["content"]) for entry in entries] == [('60-aipod-enp41s0f0.network', '# Ansible managed (role dgx_node, from the site model)\n# Storage NIC enp41s0f0: backup member of bond bond1 (network s-a).\n[Match]\nName=enp41s0f0\n\n[Link]\nMTUBytes=9000\n\n[Network]\nBond=bond1\nLinkLocalAddressing=no\nIPv6AcceptRA=no\nConfigureWithoutCarrier=yes\n'), ('60-aipod-enp170s0f0.network', '# Ansible managed (role dgx_node, from the site model)\n# Storage NIC enp170s0f0: primary member of bond bond1 (network s-a).\n[Match]\nName=enp170s0f0\n\n[Link]\nMTUBytes=9000\n\n[Network]\nBond=bond1\nPrimarySlave=true\nLinkLocalAddressing=no\nIPv6AcceptRA=no\nConfigureWithoutCarrier=yes\n'), ('60-aipod-bond1.netdev', '# Ansible managed (role dgx_node, from the site model)\n# Storage bond of network s-a over enp41s0f0, enp170s0f0: active-backup, as NVA-1173 runs RDMA over a bond.\n[NetDev]\nName=bond1\nKind=bond\n\n[Bond]\nMode=active-backup\nMIIMonitorSec=100ms\nFailOverMACPolicy=active\n'), ('60-aipod-bond1.network', '# Ansible managed (role dgx_node, from the site model)\n# Storage bond bond1 on network s-a.\n[Match]\nName=bond1\n\n[Link]\nMTUBytes=9000\n\n[Network]\nAddress=10.0.1.6/24\nLinkLocalAddressing=no\nIPv6AcceptRA=no\nConfigureWithoutCarrier=yes\n\n[Route]\nDestination=10.9.0.0/16\nGateway=10.0.1.1\nMetric=100\n')]
+
+
+def test_networkd_tagged_storage_bond_carries_the_vlan_device():
+    entries = files.storage_network_files([TAGGED_BOND], "networkd", "/etc/aipod/storage-net", "dgx01", MANAGED)
+    assert [entry["dest"].rsplit("/", 1)[1] for entry in entries] == ['60-aipod-enp41s0f0.network', '60-aipod-enp170s0f0.network', '60-aipod-bond1.netdev', '60-aipod-bond1.network', '60-aipod-bond1.3111.netdev', '60-aipod-bond1.3111.network']
+    assert entries[3]["content"] == '# Ansible managed (role dgx_node, from the site model)\n# Storage bond bond1: carries VLAN 3111 of network s-a tagged.\n[Match]\nName=bond1\n\n[Link]\nMTUBytes=9000\n\n[Network]\nVLAN=bond1.3111\nLinkLocalAddressing=no\nIPv6AcceptRA=no\nConfigureWithoutCarrier=yes\n'
+
+
+def test_netplan_storage_bond_with_its_members_and_nva1173_parameters():
+    assert files.netplan([BOND], "dgx01", MANAGED) == '# Ansible managed (role dgx_node, from the site model)\n# The storage NICs of dgx01; the management path is not in this file.\nnetwork:\n  version: 2\n  ethernets:\n    enp41s0f0:\n      mtu: 9000\n      dhcp4: false\n      dhcp6: false\n      accept-ra: false\n      link-local: []\n    enp170s0f0:\n      mtu: 9000\n      dhcp4: false\n      dhcp6: false\n      accept-ra: false\n      link-local: []\n  bonds:\n    bond1:\n      interfaces: [enp41s0f0, enp170s0f0]\n      mtu: 9000\n      dhcp4: false\n      dhcp6: false\n      accept-ra: false\n      link-local: []\n      addresses: [10.0.1.6/24]\n      routes:\n        - to: 10.9.0.0/16\n          via: 10.0.1.1\n          metric: 100\n      parameters:\n        mode: active-backup\n        primary: enp170s0f0\n        mii-monitor-interval: 100ms\n        fail-over-mac-policy: active\n'
+

@@ -10,7 +10,7 @@ dgx_node_managed_comment ("Ansible managed", what ansible_managed gives template
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 NETPLAN_FILE = "60-aipod-storage.yaml"
@@ -34,24 +34,54 @@ def _networkd_routes(routes: Iterable[Mapping]) -> list[str]:
     return lines
 
 
-def _networkd_network(managed: str, about: str, name: str, mtu: int, setting: str, routes: Iterable[Mapping] = ()) -> str:
-    """A .network of the role: the device by name, its MTU, its one setting (Address or VLAN), no link-local address or RA."""
+def _networkd_network(managed: str, about: str, name: str, mtu: int, settings: str | Sequence[str],
+                      routes: Iterable[Mapping] = ()) -> str:
+    """A .network of the role: the device by name, its MTU, its settings (Address, VLAN, or Bond and PrimarySlave),
+    no link-local address or RA."""
+    settings = [settings] if isinstance(settings, str) else list(settings)
     return _lines(f"# {managed} (role dgx_node, from the site model)", f"# {about}",
                   "[Match]", f"Name={name}", "",
                   "[Link]", f"MTUBytes={mtu}", "",
-                  "[Network]", setting, "LinkLocalAddressing=no", "IPv6AcceptRA=no", "ConfigureWithoutCarrier=yes",
+                  "[Network]", *settings, "LinkLocalAddressing=no", "IPv6AcceptRA=no", "ConfigureWithoutCarrier=yes",
                   *_networkd_routes(routes))
+
+
+def _what(nic: Mapping) -> str:
+    """How the files name the device that carries the network: a storage NIC or a storage bond."""
+    return "Storage bond" if nic.get("bond") else "Storage NIC"
+
+
+def networkd_bond_member(nic: Mapping, member: str, managed: str) -> str:
+    """The .network of one member of a storage bond: enslaved, the primary marked, the network's MTU."""
+    bond = nic["bond"]
+    primary = member == bond["primary"]
+    return _networkd_network(managed, f"Storage NIC {member}: {'primary' if primary else 'backup'} member of bond {nic['parent']} "
+                             f"(network {nic['network']}).", member, nic["mtu"],
+                             [f"Bond={nic['parent']}"] + (["PrimarySlave=true"] if primary else []))
+
+
+def networkd_bond_netdev(nic: Mapping, managed: str) -> str:
+    """The .netdev of a storage bond: active-backup, MII monitoring, the bond's MAC the active member's (NVA-1173)."""
+    bond = nic["bond"]
+    return _lines(f"# {managed} (role dgx_node, from the site model)",
+                  # The members are named here on purpose, the primary is not: a new member set changes this
+                  # file (the bond has to be created anew), a new primary only the members' files.
+                  f"# Storage bond of network {nic['network']} over {', '.join(bond['members'])}: active-backup, as NVA-1173 runs RDMA over a bond.",
+                  "[NetDev]", f"Name={nic['parent']}", "Kind=bond", "",
+                  "[Bond]", f"Mode={bond['mode']}", f"MIIMonitorSec={bond['mii_monitor_ms']}ms",
+                  f"FailOverMACPolicy={bond['fail_over_mac']}")
 
 
 def networkd_address(nic: Mapping, managed: str) -> str:
     """The .network of a device that holds a storage address (an untagged NIC or a VLAN device)."""
-    return _networkd_network(managed, f"Storage NIC {nic['device']} on network {nic['network']}.", nic["device"], nic["mtu"],
+    what = _what(nic) if nic.get("vlan") is None else "Storage NIC"
+    return _networkd_network(managed, f"{what} {nic['device']} on network {nic['network']}.", nic["device"], nic["mtu"],
                              f"Address={nic['cidr']}", nic.get("routes") or [])
 
 
 def networkd_vlan_parent(nic: Mapping, managed: str) -> str:
     """The .network of the physical NIC that carries a storage VLAN tagged."""
-    return _networkd_network(managed, f"Storage NIC {nic['parent']}: carries VLAN {nic['vlan']} of network {nic['network']} tagged.",
+    return _networkd_network(managed, f"{_what(nic)} {nic['parent']}: carries VLAN {nic['vlan']} of network {nic['network']} tagged.",
                              nic["parent"], nic["mtu"], f"VLAN={nic['device']}")
 
 
@@ -86,9 +116,21 @@ def netplan(nics: list[Mapping], hostname: str, managed: str) -> str:
              f"# The storage NICs of {hostname}; the management path is not in this file.",
              "network:", "  version: 2", "  ethernets:"]
     for nic in nics:
-        lines += [f"    {nic['parent']}:", *_netplan_device(nic)]
-        if nic.get("vlan") is None:
+        for link in nic.get("links") or [nic["parent"]]:
+            lines += [f"    {link}:", *_netplan_device(nic)]
+        if nic.get("vlan") is None and not nic.get("bond"):
             lines += _netplan_address(nic)
+    bonded = [nic for nic in nics if nic.get("bond")]
+    if bonded:
+        lines.append("  bonds:")
+        for nic in bonded:
+            bond = nic["bond"]
+            lines += [f"    {nic['parent']}:", f"      interfaces: [{', '.join(bond['members'])}]", *_netplan_device(nic)]
+            if nic.get("vlan") is None:
+                lines += _netplan_address(nic)
+            lines += ["      parameters:", f"        mode: {bond['mode']}", f"        primary: {bond['primary']}",
+                      f"        mii-monitor-interval: {bond['mii_monitor_ms']}ms",
+                      f"        fail-over-mac-policy: {bond['fail_over_mac']}"]
     tagged = [nic for nic in nics if nic.get("vlan")]
     if tagged:
         lines.append("  vlans:")
@@ -103,7 +145,9 @@ def storage_network_files(nics: list[Mapping], renderer: str, directory: str, ho
 
     netplan: one YAML for all NICs (mode 0600, as netplan wants). systemd-networkd: per untagged NIC
     one .network; per tagged NIC a .network for the physical NIC (MTU, VLAN), a .netdev for the VLAN
-    device and a .network for the VLAN device (address, routes). Names start with 60-aipod- so the
+    device and a .network for the VLAN device (address, routes); a storage bond adds a .network per
+    member (Bond=, PrimarySlave= on the primary) and the bond's .netdev, then its address or VLAN
+    files as a NIC's. Names start with 60-aipod- so the
     bundle's files are told apart from the OS installer's.
     """
     if renderer not in RENDERERS:
@@ -117,6 +161,10 @@ def storage_network_files(nics: list[Mapping], renderer: str, directory: str, ho
         return [entry(NETPLAN_FILE, netplan(nics, hostname, managed), "0600")]
     files = []
     for nic in nics:
+        if nic.get("bond"):
+            files += [entry(f"60-aipod-{member}.network", networkd_bond_member(nic, member, managed))
+                      for member in nic["bond"]["members"]]
+            files.append(entry(f"60-aipod-{nic['parent']}.netdev", networkd_bond_netdev(nic, managed)))
         if nic.get("vlan") is None:
             files.append(entry(f"60-aipod-{nic['device']}.network", networkd_address(nic, managed)))
         else:
