@@ -74,6 +74,36 @@ def test_nic_mtu_and_address():
     assert absent[0]["status"] == "fail" and "does not exist" in absent[0]["detail"]
 
 
+BOND_PLAN = {"device": "bond1", "parent": "bond1", "mtu": 9000, "cidr": "10.0.1.6/24", "network": "s-a",
+             "bond": {"mode": "active-backup", "mii_monitor_ms": 100, "fail_over_mac": "active",
+                      "members": ["enp41s0f0", "enp170s0f0"], "primary": "enp170s0f0"}}
+# What the bonding driver shows under /sys/class/net for that bond, healthy.
+BOND_SYSFS = {"/sys/class/net/bond1/bonding/mode": "active-backup 1\n", "/sys/class/net/bond1/bonding/miimon": "100\n",
+              "/sys/class/net/bond1/bonding/fail_over_mac": "active 1\n", "/sys/class/net/bond1/bonding/slaves": "enp41s0f0 enp170s0f0\n",
+              "/sys/class/net/bond1/bonding/primary": "enp170s0f0\n", "/sys/class/net/bond1/bonding/active_slave": "enp170s0f0\n",
+              "/sys/class/net/enp41s0f0/bonding_slave/mii_status": "up\n", "/sys/class/net/enp170s0f0/bonding_slave/mii_status": "up\n"}
+
+
+def test_a_healthy_storage_bond_passes_its_three_kinds_of_check():
+    checks = dgx_verify.bond_checks([BOND_PLAN, {"device": "enp1", "parent": "enp1", "bond": None}], BOND_SYSFS.get)
+    assert [(c["name"], c["status"]) for c in checks] == [
+        ("bond1 bond", "pass"), ("bond1 member enp41s0f0 link", "pass"), ("bond1 member enp170s0f0 link", "pass"),
+        ("bond1 active member", "pass")]
+
+
+def test_a_storage_bond_that_differs_lost_a_link_or_runs_on_its_backup_fails_each_check():
+    sysfs = dict(BOND_SYSFS)
+    sysfs.update({"/sys/class/net/bond1/bonding/fail_over_mac": "none 0\n", "/sys/class/net/bond1/bonding/active_slave": "enp41s0f0\n",
+                  "/sys/class/net/enp170s0f0/bonding_slave/mii_status": "down\n"})
+    checks = {c["name"]: c for c in dgx_verify.bond_checks([BOND_PLAN], sysfs.get)}
+    assert checks["bond1 bond"]["status"] == "fail" and checks["bond1 bond"]["detail"] == "fail_over_mac none (model active)"
+    assert checks["bond1 member enp170s0f0 link"]["detail"] == "link down: the bond has no second path"
+    assert (checks["bond1 active member"]["status"], checks["bond1 active member"]["detail"]) == (
+        "fail", "enp41s0f0 carries the traffic (primary enp170s0f0)")
+    [missing] = dgx_verify.bond_checks([BOND_PLAN], {}.get)
+    assert missing["status"] == "fail" and missing["detail"].startswith("bond1 is not a bond on this host")
+
+
 def test_pings_go_to_the_lifs_of_the_nics_network_with_the_full_payload():
     lifs = [{"name": "a1", "address": "172.31.251.101", "network": "storage-a"},
             {"name": "b1", "address": "172.31.252.101", "network": "storage-b"}]

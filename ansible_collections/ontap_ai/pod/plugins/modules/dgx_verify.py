@@ -11,6 +11,8 @@ description:
     Every comparison becomes one check record with a status; a failed check never fails the task, so the
     verification can report every result of every host at once.
   - C(storage NIC MTU) and address, from C(/sys/class/net) and C(ip -j addr).
+  - For a storage bond (NVA-1173's active-backup RDMA bond), its mode, MII interval, C(fail_over_mac), members and
+    primary from the bonding driver, each member's link, and the primary as the active member.
   - C(jumbo ping) to every data LIF on the network of each storage NIC, with don't-fragment set and the
     largest payload the NIC's model MTU allows (MTU minus 28 bytes of IP and ICMP headers), out of that NIC.
   - C(mount) options, exactly as the model lists them, on the mounts active now (as C(dgx_host_facts) reads
@@ -188,6 +190,44 @@ def nic_checks(nics: list[dict], read_mtu: Callable[[str], int | None], addresse
     return results
 
 
+def bond_checks(nics: list[dict], read: Callable[[str], str | None]) -> list[dict]:
+    """Per storage bond of the plan: its settings and members as the kernel's bonding driver reports them
+    (/sys/class/net/<bond>/bonding), each member's link, and the primary carrying the traffic.
+
+    read(path) gives a sysfs file's text, None when it does not exist. The backup member carries no
+    traffic in active-backup, so it cannot be pinged: its link state is what shows the path is redundant.
+    """
+    results = []
+    for nic in nics:
+        bond = nic.get("bond")
+        if not bond:
+            continue
+        name, base = nic["parent"], f"/sys/class/net/{nic['parent']}/bonding"
+        mode = read(f"{base}/mode")
+        if mode is None:
+            results.append(check(f"{name} bond", "fail", f"{name} is not a bond on this host (model: active-backup over "
+                                                         f"{', '.join(bond['members'])})"))
+            continue
+        found = {"mode": mode.split()[0] if mode.split() else "", "miimon": (read(f"{base}/miimon") or "").strip(),
+                 "fail_over_mac": ((read(f"{base}/fail_over_mac") or "").split() or [""])[0],
+                 "slaves": sorted((read(f"{base}/slaves") or "").split()), "primary": (read(f"{base}/primary") or "").strip()}
+        want = {"mode": bond["mode"], "miimon": str(bond["mii_monitor_ms"]), "fail_over_mac": bond["fail_over_mac"],
+                "slaves": sorted(bond["members"]), "primary": bond["primary"]}
+        differences = [f"{key} {' '.join(found[key]) if key == 'slaves' else found[key] or 'none'} (model "
+                       f"{' '.join(want[key]) if key == 'slaves' else want[key]})" for key in want if found[key] != want[key]]
+        healthy = (f"active-backup over {', '.join(bond['members'])}, MII {want['miimon']} ms, fail_over_mac active, "
+                   f"primary {bond['primary']}")
+        results.append(check(f"{name} bond", "fail" if differences else "pass", "; ".join(differences) or healthy))
+        for member in bond["members"]:
+            state = (read(f"/sys/class/net/{member}/bonding_slave/mii_status") or "").strip()
+            results.append(check(f"{name} member {member} link", "pass" if state == "up" else "fail",
+                                 f"link {state or 'unknown'}" + ("" if state == "up" else ": the bond has no second path")))
+        active = (read(f"{base}/active_slave") or "").strip()
+        results.append(check(f"{name} active member", "pass" if active == bond["primary"] else "fail",
+                             f"{active or 'none'} carries the traffic (primary {bond['primary']})"))
+    return results
+
+
 def ping_checks(nics: list[dict], lifs: list[dict], ping: Callable[[str, int, str], tuple[bool, str]]) -> list[dict]:
     """One check per (NIC, LIF on its network), in that order.
 
@@ -302,6 +342,7 @@ def main() -> None:
     params = module.params
     host_nfs = params["nfs"] if params["nfs"] is not None else nfs.read(module)
     checks = nic_checks(params["nics"], _read_mtu, lambda device: _addresses(module, device))
+    checks += bond_checks(params["nics"], lambda path: _read(path) if os.path.exists(path) else None)
     checks += ping_checks(params["nics"], params["lifs"], _ping(module, params["ping_count"], params["ping_timeout"], params["ping_interval"]))
     checks += mount_checks(params["mounts"], host_nfs.get("mounts") or {}, parse_fstab(_read("/etc/fstab")),
                            bool(host_nfs.get("can_mount")), host_nfs.get("reason") or "")
