@@ -206,6 +206,25 @@ def test_every_reason_to_refuse_is_given_at_once():
     assert reasons[3].startswith("Storage NIC eth1 is also configured by /etc/systemd/network/10-storage.network, which")
 
 
+def test_a_storage_bond_the_host_cannot_take_as_the_model_says_is_refused():
+    bond = {"name": "bond1", "members": ["eth1", "eth2"]}
+    host = copy.deepcopy(HOST_FOR_REFUSAL)
+    host["nics"] = {"eth1": {"present": True, "master": None}, "eth2": {"present": True, "master": "bond1"}}
+    host["bonds"] = {"bond1": {"present": True, "is_bond": True, "slaves": ["eth2"]}}
+    assert dgx_host_facts.refusals(host, ["eth1", "eth2"], None, [bond]) == []
+    host["bonds"]["bond1"]["slaves"] = ["eth2", "eth7"]
+    host["nics"]["eth1"]["master"] = "br0"
+    assert dgx_host_facts.refusals(host, ["eth1", "eth2"], None, [bond]) == [
+        "Bond bond1 exists here with members eth2, eth7, not only the model's eth1, eth2; take the others out of it by hand, then run again.",
+        "Storage NIC eth1 belongs to br0, not to the model's bond bond1: release it from br0 (docs/brownfield.md), then run again."]
+    host["bonds"]["bond1"] = {"present": True, "is_bond": False, "slaves": []}
+    host["nics"]["eth1"]["master"] = None
+    assert dgx_host_facts.refusals(host, ["eth2"], None, [bond]) == [
+        "bond1 exists on this host and is not a bond; the model's storage bond needs another name."]
+    host["network"]["mgmt_interfaces"].append("bond1")
+    assert dgx_host_facts.refusals(host, ["eth2"], None, [bond])[0].startswith("Storage bond bond1 carries the management path")
+
+
 def test_network_files_that_networkd_applies_before_the_bundle_s_are_found(tmp_path):
     """networkd applies the first .network file, by name across its directories, whose [Match] fits a link."""
     etc, lib = tmp_path / "etc", tmp_path / "lib"

@@ -58,7 +58,7 @@ def test_a_storage_bond_is_one_addressed_device_over_its_members():
     assert {key: bond[key] for key in ("device", "parent", "links", "devices", "cidr", "mtu")} == {
         "device": "bond1", "parent": "bond1", "links": ["enp41s0f0", "enp170s0f0"],
         "devices": ["enp41s0f0", "enp170s0f0", "bond1"], "cidr": "100.127.101.12/24", "mtu": 9000}
-    assert bond["bond"] == {"mode": "active-backup", "mii_monitor_ms": 100, "fail_over_mac": "active",
+    assert bond["bond"] == {"mode": "active-backup", "mii_monitor_ms": 100, "fail_over_mac": "active", "name": "bond1",
                             "members": ["enp41s0f0", "enp170s0f0"], "primary": "enp170s0f0"}
     assert {route["metric"] for route in bond["routes"]} == {25}
     interfaces = site_model.host_interfaces(bonded, "dgx1")

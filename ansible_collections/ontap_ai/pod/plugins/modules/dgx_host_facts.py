@@ -51,6 +51,13 @@ options:
     type: list
     elements: str
     default: []
+  bonds:
+    description:
+      - Storage bonds of the site model (the plan's C(bond) entries), each with C(name) and C(members). Each is read
+        (does it exist, is it a bond, its members), and refused when it cannot be the model's bond (C(refuse_unsafe)).
+    type: list
+    elements: dict
+    default: []
   mgmt_addresses:
     description: Addresses of the management path (the host's management address, Ansible's target address).
     type: list
@@ -339,9 +346,27 @@ def systemctl_show(text: str, units: list[str]) -> dict[str, dict[str, str]]:
     return states
 
 
-def refusals(host: dict[str, Any], nics: list[str], user: dict | None) -> list[str]:
-    """Why the compute layer must not touch this host (each reason says what to fix); [] when it may."""
+def refusals(host: dict[str, Any], nics: list[str], user: dict | None, bonds: list[dict] | None = None) -> list[str]:
+    """Why the compute layer must not touch this host (each reason says what to fix); [] when it may.
+
+    bonds: the model's storage bonds ({name, members}), read into host["bonds"] and the NICs' masters.
+    """
     reasons = []
+    for bond in bonds or []:
+        name, members = bond["name"], list(bond.get("members") or [])
+        found = (host.get("bonds") or {}).get(name) or {}
+        if name in host["network"]["mgmt_interfaces"]:
+            reasons.append(f"Storage bond {name} carries the management path; name another bond in storage_bonds.")
+        elif found.get("present") and not found.get("is_bond"):
+            reasons.append(f"{name} exists on this host and is not a bond; the model's storage bond needs another name.")
+        elif found.get("present") and set(found.get("slaves") or []) - set(members):
+            reasons.append(f"Bond {name} exists here with members {', '.join(found['slaves'])}, not only the model's "
+                           f"{', '.join(members)}; take the others out of it by hand, then run again.")
+        for member in members:
+            master = host["nics"].get(member, {}).get("master")
+            if master and master != name:
+                reasons.append(f"Storage NIC {member} belongs to {master}, not to the model's bond {name}: "
+                               f"release it from {master} (docs/brownfield.md), then run again.")
     if not host["os"]["debian_family"]:
         reasons.append(f"It runs {host['os']['pretty_name']}; the dgx_node role supports DGX OS, Ubuntu and Debian.")
     clash = [nic for nic in nics if nic in host["network"]["mgmt_interfaces"]]
@@ -587,8 +612,18 @@ class HostReader:
         rdma = sorted(os.listdir(os.path.join(base, "device", "infiniband"))) \
             if os.path.isdir(os.path.join(base, "device", "infiniband")) else []
         mtu = (_read(os.path.join(base, "mtu")) or "").strip()
+        master = os.path.join(base, "master")
         return {"present": True, "driver": driver, "mellanox": driver in MELLANOX_DRIVERS, "rdma_devices": rdma,
-                "mtu": int(mtu) if mtu.isdigit() else None, "rings": rings, "ring_error": ring_error}
+                "mtu": int(mtu) if mtu.isdigit() else None, "rings": rings, "ring_error": ring_error,
+                "master": os.path.basename(os.readlink(master)) if os.path.islink(master) else None}
+
+    def bond(self, name: str) -> dict[str, Any]:
+        """Whether a device of this name exists, whether it is a bond, and its members."""
+        base = f"/sys/class/net/{name}"
+        if not os.path.exists(base):
+            return {"present": False, "is_bond": False, "slaves": []}
+        slaves = _read(os.path.join(base, "bonding", "slaves"))
+        return {"present": True, "is_bond": os.path.isdir(os.path.join(base, "bonding")), "slaves": (slaves or "").split()}
 
     def nfs(self) -> dict[str, Any]:
         return nfs.read(self.module)
@@ -615,7 +650,9 @@ def gather(module: AnsibleModule) -> dict[str, Any]:
     timer = params["rollback_timer"] if params["rollback_state_dir"] else None
     units = reader.units(list(dict.fromkeys([NETWORKD_UNIT, *params["units"], *([timer] if timer else [])])))
     host = {
-        "network": reader.network(params["mgmt_addresses"], params["storage_networks"], params["nics"], units[NETWORKD_UNIT]),
+        # A bond's own .network (60-aipod-<bond>.network) may be shadowed like a NIC's.
+        "network": reader.network(params["mgmt_addresses"], params["storage_networks"],
+                                  params["nics"] + [bond["name"] for bond in params["bonds"] if bond.get("name")], units[NETWORKD_UNIT]),
         "nics": {name: reader.nic(name) for name in params["nics"]},
         "nfs": reader.nfs(),
         "packages_missing": reader.packages_missing(params["packages"]),
@@ -632,6 +669,7 @@ def gather(module: AnsibleModule) -> dict[str, Any]:
                    for name in params["sysctl"]},
         "units": {unit: units[unit] for unit in params["units"]},
         "fstab": fstab.lines(_read("/etc/fstab"), params["fstab_paths"]),
+        "bonds": {bond["name"]: reader.bond(bond["name"]) for bond in params["bonds"] if bond.get("name")},
     }
     host["files"] = files_state(params["files"], params["file_directories"], host["nfs"].get("mounts") or {})
     if timer:
@@ -645,6 +683,7 @@ def main() -> None:
     module = AnsibleModule(
         argument_spec={
             "nics": {"type": "list", "elements": "str", "default": []},
+            "bonds": {"type": "list", "elements": "dict", "default": []},
             "mgmt_addresses": {"type": "list", "elements": "str", "default": []},
             "storage_networks": {"type": "list", "elements": "str", "default": []},
             "packages": {"type": "list", "elements": "str", "default": []},
@@ -671,7 +710,8 @@ def main() -> None:
         gpu_errors, warnings = gpus.compare(host["gpus"], expected.get("count"), expected.get("model"))
         for warning in warnings:
             module.warn(warning)
-    reasons = (refusals(host, module.params["nics"], module.params["user"]) + gpu_errors) if module.params["refuse_unsafe"] else []
+    reasons = (refusals(host, module.params["nics"], module.params["user"], module.params["bonds"]) + gpu_errors) \
+        if module.params["refuse_unsafe"] else []
     if reasons:
         module.fail_json(msg="nothing was changed. " + " ".join(reasons), reasons=reasons, ansible_facts={"aipod_host": host})
     module.exit_json(changed=False, ansible_facts={"aipod_host": host})

@@ -489,7 +489,7 @@ def host_storage_plan(model: dict, host: str) -> list[dict]:
             # script reconfigures: a bond's members, the bond and its VLAN device.
             "links": list(members) or [name],
             "devices": list(dict.fromkeys([*members, name, device])) if members else [device],
-            "bond": dict(STORAGE_BOND, members=list(members), primary=nic.get("primary")) if members else None,
+            "bond": dict(STORAGE_BOND, name=name, members=list(members), primary=nic.get("primary")) if members else None,
             "vlan": vlan,
             "network": network["name"],
             "address": nic["address"],
