@@ -19,7 +19,7 @@ The 16- and 64-host pods come from scripts/scale_site.py with one HA pair (the l
 and as many NX-OS switch pairs as the DGX need ports (64: three leaf pairs on a spine). Times depend
 on the machine (2 shared cores here):
 compare the ratios, which are measured in the same run. The lab is left running the default
-inventory (inventories/lab) and converged by the last run of the 4-host size when that was measured last.
+inventory (inventories/lab) with its switches at factory state (a larger pod's port-channels gone).
 
     .venv/bin/python benchmarks/site.py [--sizes 4 16] [--noop-runs 3] [--strategy linear|ontap_ai.pod.aipod_mitogen_linear] [--json FILE]
 """
