@@ -113,6 +113,13 @@ def test_plan_has_one_storage_vm_and_a_vm_per_client(lab_plan):
     assert lab_plan.vm("stranger01").configure_storage_nics
 
 
+def test_a_storage_bond_gets_a_link_per_member_and_the_storage_vm_bridges_them():
+    bonded = vmplan.build_plan(load_site(str(REPO / "inventories" / "lab-vm-bond")).model)
+    assert [(link.client, link.client_nic, link.storage_nic) for link in bonded.links] == [
+        ("dgx01", "enp225s0f0", "link1"), ("dgx01", "enp225s0f1", "link2"), ("stranger01", "enp225s0f0", "link3")]
+    assert [nic.name for nic in bonded.vm("dgx01").nics] == ["mgmt0", "enp225s0f0", "enp225s0f1"]
+
+
 def test_dgx_limit_and_non_loopback_addresses(model):
     assert [vm.name for vm in vmplan.build_plan(model, dgx_limit=0).clients] == ["stranger01"]
     container_lab = load_site(str(REPO / "inventories" / "lab")).model

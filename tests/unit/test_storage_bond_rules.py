@@ -6,8 +6,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 
-import pytest
-from ansible.errors import AnsibleFilterError
 from project_paths import SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 
 from ansible_collections.ontap_ai.pod.plugins.filter.aipod_compute import FilterModule
@@ -105,14 +103,21 @@ def test_a_dgx_needs_a_storage_interface_and_gets_a_warning_for_two_on_one_netwo
                for rule, _key, message in findings(model, "warning"))
 
 
-def test_the_compute_layer_refuses_a_bonded_dgx_with_the_reason_before_it_reads_a_host():
-    plans = FilterModule().filters()["aipod_compute_plans"]
-    with pytest.raises(AnsibleFilterError, match=r"dgx01 has storage bond\(s\) bond1 \(dgx.storage_bonds\), which the compute layer does not"):
-        plans(bonded(), ["dgx01"])
-    assert list(plans(SITE.model, ["dgx01"])) == ["dgx01"]
+def test_the_compute_plan_of_a_bonded_dgx_configures_the_bond_over_its_members():
+    plans = FilterModule().filters()["aipod_compute_plans"](bonded(), ["dgx01", "dgx02"])
+    [nic] = plans["dgx02"]["nics"]
+    assert (nic["device"], nic["links"], nic["bond"]["primary"]) == ("bond1", ["enp225s0f0", "enp225s0f1"], "enp225s0f1")
+    assert {mount["nic"] for mount in plans["dgx01"]["mounts"]} == {"bond1"}
 
 
 def test_the_cabling_plan_names_the_bond_of_each_member_port():
     rows = [row for row in network_model.cabling_plan(bonded()) if row["device"] == "dgx02" and row["device_port"].startswith("enp225")]
     assert sorted((row["switch"], row["device_port"], row["bundle"], row["vlans"]) for row in rows) == [
         ("n3232c-a", "enp225s0f0", "bond1", [3111]), ("n3232c-b", "enp225s0f1", "bond1", [3111])]
+
+
+def test_a_model_without_switches_has_no_bond_cabling_to_check():
+    model = bonded()
+    for host in ("n3232c-a", "n3232c-b"):
+        del model["hosts"][host]
+    assert not [finding for finding in findings(model) if finding[0] == "storage-bond"]

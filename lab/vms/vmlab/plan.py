@@ -117,7 +117,8 @@ def build_plan(model: dict, dgx_limit: int | None = None) -> Plan:
         addresses[str(address)] = host
         nics = [Nic(MGMT_NIC, mac(vm_index, 0))]
         for name, nic in m.host_interfaces(model, host).items():
-            if nic["kind"] != "storage":
+            # A link per physical storage NIC: a plain one, or each member of a storage bond.
+            if not (nic["kind"] == "storage-member" or (nic["kind"] == "storage" and not nic.get("members"))):
                 continue
             index = len(links)
             links.append(StorageLink(index=index, client=host, client_nic=name, storage_nic=f"link{index + 1}",

@@ -49,13 +49,6 @@ def aipod_compute_plans(model: Mapping, hosts: list) -> dict[str, dict]:
             raise AnsibleFilterError(f"aipod_compute_plans: {host!r} is not a DGX of the site model")
         groups = (checked["hosts"].get(host) or {}).get("groups") or []
         nics = site_model.host_storage_plan(checked, host)
-        bonds = [nic["parent"] for nic in nics if nic["bond"]]
-        if bonds:
-            # The switches and the validation know storage bonds; changing a bond in place or taking one
-            # back needs the storage network script's netdev handling, which is not in this release.
-            raise AnsibleFilterError(
-                f"aipod_compute_plans: {host} has storage bond(s) {', '.join(bonds)} (dgx.storage_bonds), which the compute "
-                "layer does not configure yet: set the bond up with the OS, or describe the NICs as storage_nics")
         mounts = site_model.mount_plan(checked, host)
         plans[host] = {
             "nics": nics,
