@@ -269,3 +269,14 @@ def test_text_that_slipped_past_validation_is_never_rendered(text):
     plan["ports"][0]["description"] = text
     with pytest.raises(ValueError, match=r"would send NX-OS a text holding U\+"):
         nxos.intent(plan)
+
+
+def test_a_plain_port_bundled_into_another_port_channel_leaves_it_before_its_layer2_settings(intent):
+    """A brownfield switch (or one that served a larger pod) has Ethernet1/1, a DGX storage port of the
+    model, in port-channel 11: NX-OS refuses its mode and VLANs until it leaves."""
+    members = {member["member"] for channel in intent["lag_interfaces"] for member in channel["members"]}
+    member = sorted(members)[0]
+    running = ("interface Ethernet1/1\n  description old\n  channel-group 11 mode active\n"
+               f"interface {member}\n  channel-group 99 mode active\ninterface Ethernet1/2\n  switchport mode trunk\n")
+    assert nxos.stray_channel_groups(intent, running) == [{"parents": ["interface Ethernet1/1"], "lines": ["no channel-group"]}]
+    assert nxos.stray_channel_groups(intent, running.replace("  channel-group 11 mode active\n", "")) == []

@@ -526,6 +526,18 @@ def release(released: Mapping[str, Any], running: str, switchport_defaults: str 
     return items
 
 
+def stray_channel_groups(intent_: Mapping[str, Any], running: str) -> list[dict[str, Any]]:
+    """nxos_config items that take a port the model makes a plain port out of the port-channel it is
+    bundled into now (a brownfield switch, or a larger pod's cabling). NX-OS refuses a switchport
+    mode, VLAN or MTU on a port-channel member, so this comes before the port's layer-2 settings."""
+    members = {member["member"] for channel in intent_["lag_interfaces"] for member in channel["members"]}
+    blocks = interface_blocks(running)
+    return [{"parents": [f"interface {item['name']}"], "lines": ["no channel-group"]}
+            for item in intent_["l2_interfaces"]
+            if item["name"].startswith("Ethernet") and item["name"] not in members
+            and any(line.startswith("channel-group") for line in blocks.get(item["name"], []))]
+
+
 # The parts of the switch_nxos role's configuration, in the order it applies them.
 CONCERNS = ("features", "vlans", "qos", "interfaces", "port_channels", "vpc_domain", "vpc_members", "released")
 
@@ -540,7 +552,8 @@ def compare(intent_: Mapping[str, Any], gathered: Mapping[str, Any], running: st
     {pending: {concern: [sentence or CLI line]}, features: [names to enable],
     vpc_interfaces: [items of the intent whose vPC line is missing], trunk_vlans: [nxos_config items
     that set a trunk's allowed list whole], release: [nxos_config items that return a
-    decommissioned host's ports to the unused configuration]}. A concern with nothing
+    decommissioned host's ports to the unused configuration], stray_channel_groups: [nxos_config
+    items that take a plain port of the model out of its port-channel]}. A concern with nothing
     pending is left alone, so adding one DGX touches its ports only.
     """
     missing_features = missing_lines("".join(f"feature {name}\n" for name in intent_["features"]), running)
@@ -554,11 +567,13 @@ def compare(intent_: Mapping[str, Any], gathered: Mapping[str, Any], running: st
         vpc_interfaces = [item for item in intent_["vpc_interfaces"] if f"interface port-channel{item['portchannel']}" in lacking]
     qos_text = intent_["qos_config"] + intent_["port_config"]
     release_items = release(intent_.get("released") or {}, running, str(gathered.get("switchport_defaults") or ""))
+    strays = stray_channel_groups(intent_, running)
     pending_ = {
         "features": [f"feature {name} is not enabled" for name in features],
         "vlans": _pending_vlans(intent_, gathered),
         "qos": missing_lines(qos_text, running) if qos_text else [],
-        "interfaces": _pending_interfaces(intent_, gathered),
+        "interfaces": [f"{item['parents'][0].replace('interface ', '')} is bundled into a port-channel the model does not give it"
+                       for item in strays] + _pending_interfaces(intent_, gathered),
         "port_channels": _pending_port_channels(intent_, gathered),
         "vpc_domain": list(vpc_domain_commands or []),
         "vpc_members": [f"port-channel{item['portchannel']} is not "
@@ -567,4 +582,4 @@ def compare(intent_: Mapping[str, Any], gathered: Mapping[str, Any], running: st
                      for item in release_items for line in item["lines"]],
     }
     return {"pending": pending_, "features": features, "vpc_interfaces": vpc_interfaces,
-            "trunk_vlans": trunk_items(intent_, gathered), "release": release_items}
+            "trunk_vlans": trunk_items(intent_, gathered), "release": release_items, "stray_channel_groups": strays}
