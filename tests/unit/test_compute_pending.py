@@ -225,6 +225,22 @@ def test_a_storage_bond_the_host_cannot_take_as_the_model_says_is_refused():
     assert dgx_host_facts.refusals(host, ["eth2"], None, [bond])[0].startswith("Storage bond bond1 carries the management path")
 
 
+def test_a_bond_the_bundle_made_may_change_its_members_and_its_name():
+    files = {"/etc/systemd/network/60-aipod-bond0.netdev": "# Ansible managed\n[NetDev]\nName=bond0\nKind=bond\n",
+             "/etc/systemd/network/60-aipod-eth1.network": "[Match]\nName=eth1\n[Network]\nBond=bond0\n",
+             "/etc/netplan/60-aipod-storage.yaml": "network:\n  version: 2\n  ethernets:\n    eth1:\n      mtu: 9000\n"
+                                                   "  bonds:\n    bond7:\n      interfaces: [eth1, eth2]\n  vlans:\n    bond7.3111:\n"}
+    assert dgx_host_facts.bonds_of_bundle(files) == ["bond0", "bond7"]
+    host = copy.deepcopy(HOST_FOR_REFUSAL)
+    host["network"]["aipod_bonds"] = ["bond0", "bond1"]
+    host["nics"] = {"eth1": {"present": True, "master": "bond0"}, "eth2": {"present": True, "master": "bond1"}}
+    host["bonds"] = {"bond1": {"present": True, "is_bond": True, "slaves": ["eth2", "eth7"]}}
+    # bond1 (the model's name) gains eth1 from the bundle's bond0 and loses eth7: the script makes both anew.
+    assert dgx_host_facts.refusals(host, ["eth1", "eth2"], None, [{"name": "bond1", "members": ["eth1", "eth2"]}]) == []
+    host["network"]["aipod_bonds"] = []
+    assert len(dgx_host_facts.refusals(host, ["eth1", "eth2"], None, [{"name": "bond1", "members": ["eth1", "eth2"]}])) == 2
+
+
 def test_network_files_that_networkd_applies_before_the_bundle_s_are_found(tmp_path):
     """networkd applies the first .network file, by name across its directories, whose [Match] fits a link."""
     etc, lib = tmp_path / "etc", tmp_path / "lib"

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import collections
 import ipaddress
+import shutil
 import sys
 
 import pytest
+import yaml
 from project_paths import LAB, REPO, SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import model as network_model
@@ -151,3 +153,22 @@ def test_a_grown_site_grows_again(tmp_path):
 def test_ha_pairs_outside_what_ontap_takes_are_refused(tmp_path, pairs):
     with pytest.raises(ScaleError, match=f"--ha-pairs {pairs}: between the base's 1 and 12"):
         scale(str(SAMPLE), 8, str(tmp_path / "out"), ha_pairs=pairs)
+
+
+def test_a_pod_of_storage_bonds_grows_with_an_address_each_and_primaries_spread(tmp_path):
+    base = tmp_path / "lab-bonded"
+    shutil.copytree(LAB, base, symlinks=True)
+    for host in ("dgx01", "dgx02", "dgx03", "dgx04"):
+        path = base / "host_vars" / f"{host}.yml"
+        data = yaml.safe_load(path.read_text())
+        address = data["dgx"].pop("storage_nics")[0]["address"]
+        data["dgx"]["storage_bonds"] = [{"name": "bond1", "members": ["eth1", "eth2"], "primary": "eth1",
+                                         "network": "storage-a", "address": address}]
+        path.write_text("---\n" + yaml.safe_dump(data, sort_keys=False))
+    grown = scale(str(base), 8, str(tmp_path / "lab-bonded-8"), ha_pairs=1)
+    report = validate_site(grown, check_files=False)
+    assert report.ok, [str(finding) for finding in report.errors]
+    dgx = m.hosts_of_kind(load_site(grown).model, "dgx")
+    bonds = [dgx[f"dgx{index:02d}"]["storage_bonds"][0] for index in range(1, 9)]
+    assert len({bond["address"] for bond in bonds}) == 8
+    assert [bond["primary"] for bond in bonds] == ["eth1", "eth2"] * 4

@@ -62,8 +62,11 @@ def test_primaries_on_one_switch_are_refused_naming_the_hosts_to_flip():
     assert [rule for rule, _key, _message in findings(model)] == ["storage-bond"]
     model["hosts"]["dgx03"]["dgx"]["storage_bonds"][0]["primary"] = "enp225s0f1"
     assert findings(model) == []
-    # A decommissioned DGX is not counted: dgx04 leaving makes two and one.
-    model["hosts"]["dgx04"]["groups"] = [*model["hosts"]["dgx04"]["groups"], "decommission"]
+    # A decommissioned DGX is not counted: three on n3232c-a and one on n3232c-b are refused, and
+    # with dgx01 (on n3232c-a) leaving, two and one are spread.
+    model["hosts"]["dgx03"]["dgx"]["storage_bonds"][0]["primary"] = "enp225s0f0"
+    assert [rule for rule, _key, _message in findings(model)] == ["storage-bond"]
+    model["hosts"]["dgx01"]["groups"] = [*model["hosts"]["dgx01"]["groups"], "decommission"]
     assert findings(model) == []
 
 

@@ -346,12 +346,33 @@ def systemctl_show(text: str, units: list[str]) -> dict[str, dict[str, str]]:
     return states
 
 
+def bonds_of_bundle(files: dict[str, str]) -> list[str]:
+    """The bonds the bundle's live network files define: a 60-aipod-<bond>.netdev of systemd-networkd, or an
+    entry under `bonds:` of its netplan file (files: path -> text)."""
+    names = set()
+    for path, text in files.items():
+        base = os.path.basename(path)
+        if base.endswith(".netdev") and "Kind=bond" in text.splitlines():
+            names.add(base[len("60-aipod-"):-len(".netdev")])
+        elif base.endswith(".yaml"):
+            section = False
+            for line in text.splitlines():
+                if line.startswith("  ") and not line.startswith("   "):
+                    section = line.strip() == "bonds:"
+                elif section and line.startswith("    ") and not line.startswith("     ") and line.rstrip().endswith(":"):
+                    names.add(line.strip()[:-1])
+    return sorted(names)
+
+
 def refusals(host: dict[str, Any], nics: list[str], user: dict | None, bonds: list[dict] | None = None) -> list[str]:
     """Why the compute layer must not touch this host (each reason says what to fix); [] when it may.
 
     bonds: the model's storage bonds ({name, members}), read into host["bonds"] and the NICs' masters.
+    A bond the bundle's own files made (host["network"]["aipod_bonds"]) is the bundle's to change:
+    its members and its name may differ from the model's, the storage network script makes it anew.
     """
     reasons = []
+    own = set(host["network"].get("aipod_bonds") or [])
     for bond in bonds or []:
         name, members = bond["name"], list(bond.get("members") or [])
         found = (host.get("bonds") or {}).get(name) or {}
@@ -359,12 +380,12 @@ def refusals(host: dict[str, Any], nics: list[str], user: dict | None, bonds: li
             reasons.append(f"Storage bond {name} carries the management path; name another bond in storage_bonds.")
         elif found.get("present") and not found.get("is_bond"):
             reasons.append(f"{name} exists on this host and is not a bond; the model's storage bond needs another name.")
-        elif found.get("present") and set(found.get("slaves") or []) - set(members):
+        elif found.get("present") and name not in own and set(found.get("slaves") or []) - set(members):
             reasons.append(f"Bond {name} exists here with members {', '.join(found['slaves'])}, not only the model's "
                            f"{', '.join(members)}; take the others out of it by hand, then run again.")
         for member in members:
             master = host["nics"].get(member, {}).get("master")
-            if master and master != name:
+            if master and master != name and master not in own:
                 reasons.append(f"Storage NIC {member} belongs to {master}, not to the model's bond {name}: "
                                f"release it from {master} (docs/brownfield.md), then run again.")
     if not host["os"]["debian_family"]:
@@ -574,10 +595,11 @@ class HostReader:
         if client:
             back = {route.get("dev") for route in self.ip_json("-4", "route", "get", client[0]) if route.get("dev")}
         files = netplan_files()
-        aipod_files = {}
+        aipod_files, texts = {}, {}
         for directory in NETWORK_DIRS:
             for path in sorted(glob.glob(os.path.join(directory, "60-aipod-*"))):
                 aipod_files[path] = _sha1(path)
+                texts[path] = _read(path) or ""
         networkd_enabled = networkd.get("enabled") == "enabled"
         networkd_active = networkd.get("active") == "active"
         renderer = "netplan" if files and self.tools["netplan"] else "networkd"
@@ -593,6 +615,7 @@ class HostReader:
             "ssh_client": client[0] if client else None,
             "ssh_client_in_storage": networks_holding(client[0] if client else None, storage_networks),
             "aipod_files": aipod_files,
+            "aipod_bonds": bonds_of_bundle(texts),
         }
 
     def nic(self, name: str) -> dict[str, Any]:

@@ -65,7 +65,8 @@ def networkd_bond_netdev(nic: Mapping, managed: str) -> str:
     bond = nic["bond"]
     return _lines(f"# {managed} (role dgx_node, from the site model)",
                   # The members are named here on purpose, the primary is not: a new member set changes this
-                  # file (the bond has to be created anew), a new primary only the members' files.
+                  # file, so the storage network script makes the bond anew; a new primary changes only the
+                  # members' files. (netplan's rendering names no members: networkd moves them by their files.)
                   f"# Storage bond of network {nic['network']} over {', '.join(bond['members'])}: active-backup, as NVA-1173 runs RDMA over a bond.",
                   "[NetDev]", f"Name={nic['parent']}", "Kind=bond", "",
                   "[Bond]", f"Mode={bond['mode']}", f"MIIMonitorSec={bond['mii_monitor_ms']}ms",
