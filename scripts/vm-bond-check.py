@@ -16,6 +16,7 @@ on storage-a) over two links to the storage VM:
    bond the change deleted is back and the NIC's VLAN device is gone; made again by the role, the
    change takes the bond away (the script remembers what a rollback brought back).
 
+It starts the lab's Kubernetes API too: a change that interrupts I/O looks the DGX up there first.
 Cold boots (a VM with two storage NICs does not fit the default snapshot) and TCG make it take
 several minutes: too long for .ci/run. The VM lab is stopped at the end; the next `lab/lab start vms`
 restores the default pod's snapshots.
@@ -105,6 +106,9 @@ def main() -> int:
     results: list[dict] = []
     began = time.monotonic()
     subprocess.run([str(ROOT / "lab" / "lab"), "stop", "vms"], cwd=ROOT, env=environment(), capture_output=True)
+    # The VM pod's kube_node hosts are looked up in the lab's Kubernetes API before a change that
+    # interrupts I/O rolls (dgx01 is no Node there, so it rolls without a drain): the API must answer.
+    subprocess.run([str(ROOT / "lab" / "lab"), "start", "kubernetes"], cwd=ROOT, env=environment(), capture_output=True, check=True)
     started = time.monotonic()
     boot = subprocess.run([str(ROOT / "lab" / "lab"), "start", "vms"], cwd=ROOT, env=environment(), capture_output=True, text=True)
     step("boot the bond pod's VMs", boot.returncode == 0, boot.stdout.strip().splitlines()[-1] if boot.stdout.strip() else boot.stderr,
