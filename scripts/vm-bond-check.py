@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import time
@@ -36,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "lab" / "vms")]
 from bench_support import VENV_BIN, recap, require_venv  # noqa: E402
+from bench_support import environment as bench_environment  # noqa: E402
 from vmlab.qemu import Qmp  # noqa: E402
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import files  # noqa: E402
@@ -45,12 +45,9 @@ SSH = ["ssh", "-F", str(ROOT / ".lab" / "vms" / "ssh_config"), "dgx01"]
 PRIMARY, BACKUP, PRIMARY_LINK = "enp225s0f1", "enp225s0f0", "link2"
 
 
-def environment(**extra: str) -> dict[str, str]:
-    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_CACHE_PLUGIN="memory",
-               ANSIBLE_VAULT_IDENTITY_LIST=f"lab@{ROOT / 'inventories' / 'lab' / 'vault-password.txt'}",
-               AIPOD_VMS_INVENTORY=str(INVENTORY), PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}")
-    env.update(extra)
-    return env
+def environment() -> dict[str, str]:
+    """The benchmarks' environment, for the VM pod: no fact cache kept between runs (the VMs restart)."""
+    return bench_environment(ANSIBLE_CACHE_PLUGIN="memory", AIPOD_VMS_INVENTORY=str(INVENTORY))
 
 
 def step(name: str, passed: bool, detail: str, results: list[dict], started: float) -> None:
@@ -78,11 +75,7 @@ def bonding() -> dict[str, str]:
 def set_primary_link(up: bool) -> None:
     qmp = Qmp(str(ROOT / ".lab" / "vms" / "dgx01" / "qmp.sock"))
     try:
-        # Raw: Qmp.execute takes the command's name as its own first argument.
-        qmp.sock.sendall(json.dumps({"execute": "set_link", "arguments": {"name": PRIMARY_LINK, "up": up}}).encode() + b"\n")
-        reply = qmp._read()
-        if "error" in reply:
-            raise RuntimeError(f"QMP set_link: {reply['error']}")
+        qmp.execute("set_link", name=PRIMARY_LINK, up=up)
     finally:
         qmp.close()
 

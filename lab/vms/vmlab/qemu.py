@@ -89,14 +89,15 @@ class Qmp:
             if "event" not in message:
                 return message
 
-    def execute(self, name: str, **arguments: Any) -> Any:
-        request: dict[str, Any] = {"execute": name}
+    def execute(self, command: str, /, **arguments: Any) -> Any:
+        # Positional-only: QMP commands take arguments called `name` (set_link, device_del).
+        request: dict[str, Any] = {"execute": command}
         if arguments:
             request["arguments"] = arguments
         self.sock.sendall(json.dumps(request).encode() + b"\n")
         reply = self._read()
         if "error" in reply:
-            raise RuntimeError(f"QMP {name}: {reply['error'].get('desc')}")
+            raise RuntimeError(f"QMP {command}: {reply['error'].get('desc')}")
         return reply.get("return")
 
     def hmp(self, command_line: str) -> str:
