@@ -17,6 +17,11 @@ nxos   every switch: a VLAN the model does not name; the model's first DGX port 
 ontap  an SVM of an earlier project with a volume, an export policy with a rule and a data LIF on
        the node management port, none of which the model owns (they must stay as they are). Sent
        as ONTAP REST calls.
+cumulus every Spectrum switch of inventories/lab-spectrum: the same earlier owner in NVUE - a
+       bridge VLAN the model does not name; the first DGX port a trunk of it with an old
+       description; the second DGX port down; the third a member of a bond the model does not
+       name; a port the model does not use, described and an access port of that VLAN (it must
+       stay as it is). Sent over SSH as the cumulus user with `nv set` and `nv config apply`.
 hosts  every DGX: /etc/fstab lines for the model's mount points from an old NFS server, and one
        for a mount the model does not name (it must stay); a systemd-networkd file for the
        management NIC the model does not own.
@@ -29,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -50,6 +56,8 @@ FOREIGN_LIF = "legacy_nfs_lif1"
 OLD_NFS_SERVER = "192.0.2.10"
 FOREIGN_MOUNT = "/mnt/legacy-scratch"
 FOREIGN_NETWORK_FILE = "/etc/systemd/network/10-lab-mgmt.network"
+FOREIGN_NVUE_PORT = "swp40"
+FOREIGN_BOND = "bond40"
 
 
 def _site():
@@ -177,6 +185,67 @@ def hosts() -> dict:
     return seeded
 
 
+def _cumulus_lab():
+    sys.path.insert(0, os.path.join(ROOT, "lab", "cumulus"))
+    import cumuluslab
+
+    return cumuluslab
+
+
+def nv_session(switch, commands: list[list[str]]) -> None:
+    """Each `nv` command over its own SSH session as the cumulus user, then one apply."""
+    lab = _cumulus_lab()
+    for words in [*commands, ["config", "apply", "--assume-yes"]]:
+        # ssh hands the remote shell one command line: each word is quoted for it.
+        result = subprocess.run(lab.ssh_command(switch, "nv", *map(shlex.quote, words)), capture_output=True, text=True,
+                                timeout=60)
+        if result.returncode != 0:
+            raise SystemExit(f"lab brownfield: {switch.name} refused nv {' '.join(words)}: {result.stderr.strip()}")
+
+
+def nvue_commands(switch: dict) -> list[list[str]]:
+    """What an earlier owner left on a Spectrum switch, around the model's DGX ports (as nxos's)."""
+    dgx_ports = [port["name"] for port in switch.get("ports") or [] if "host" in (port.get("connects_to") or {})]
+    first, second, third = dgx_ports[:3]
+    vlan = str(FOREIGN_VLAN)
+    return [
+        ["set", "bridge", "domain", "br_default", "vlan", vlan],
+        ["set", "interface", first, "description", "old cluster uplink"],
+        ["set", "interface", first, "bridge", "domain", "br_default", "vlan", vlan],
+        ["set", "interface", second, "description", "spare"],
+        ["set", "interface", second, "link", "state", "down"],
+        ["set", "interface", FOREIGN_BOND, "bond", "member", third],
+        ["set", "interface", FOREIGN_BOND, "description", "legacy bundle"],
+        ["set", "interface", FOREIGN_BOND, "bridge", "domain", "br_default", "vlan", vlan],
+        ["set", "interface", FOREIGN_NVUE_PORT, "description", "lab printer - not in the model"],
+        ["set", "interface", FOREIGN_NVUE_PORT, "bridge", "domain", "br_default", "access", vlan],
+    ]
+
+
+def cumulus() -> dict:
+    lab = _cumulus_lab()
+    model = load_site_of(lab.INVENTORY).model
+    seeded = {}
+    for switch in lab.load_switches():
+        commands = nvue_commands(model["hosts"][switch.name]["switch"])
+        nv_session(switch, commands)
+        seeded[switch.name] = {"foreign_port": FOREIGN_NVUE_PORT, "foreign_vlan": FOREIGN_VLAN, "foreign_bond": FOREIGN_BOND}
+        print(f"lab brownfield: cumulus {switch.name}: {len(commands)} nv set commands of earlier configuration")
+    return seeded
+
+
+def load_site_of(inventory):
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
+
+    return load_site(str(inventory))
+
+
+def remove_cumulus() -> None:
+    """The Spectrum pair back to factory state: what the earlier owner left is gone with what a run
+    of inventories/lab-spectrum set (the next run of it sets that again)."""
+    _cumulus_lab().factory()
+
+
 def remove_nxos() -> None:
     from control import endpoints
 
@@ -211,8 +280,8 @@ def remove_hosts() -> None:
                        env=environment, check=True, capture_output=True, timeout=60)
 
 
-SEEDERS = {"ontap": ontap, "nxos": nxos, "hosts": hosts}
-REMOVERS = {"ontap": remove_ontap, "nxos": remove_nxos, "hosts": remove_hosts}
+SEEDERS = {"ontap": ontap, "nxos": nxos, "cumulus": cumulus, "hosts": hosts}
+REMOVERS = {"ontap": remove_ontap, "nxos": remove_nxos, "cumulus": remove_cumulus, "hosts": remove_hosts}
 
 
 def main(argv: list[str]) -> int:

@@ -315,28 +315,38 @@ def ssh_dir() -> Path:
 
 def ensure_keys(hosts: list[Host]) -> None:
     """The client key Ansible logs in with, one host key per host, and the known_hosts file."""
-    directory = ssh_dir()
+    ensure_ssh_keys(ssh_dir(), STATE / "hostkeys", [(host.name, host.mgmt_address) for host in hosts], "aipod-lab")
+
+
+def ensure_ssh_keys(directory: Path, hostkeys: Path, hosts: list[tuple[str, str]], comment: str) -> None:
+    """A client key in `directory`, a host key per (name, known_hosts address) under `hostkeys`, and
+    `directory`/known_hosts listing them (an address with a port is written `[address]:port`)."""
     directory.mkdir(parents=True, exist_ok=True)
     directory.chmod(0o700)
     client = directory / "id_ed25519"
     if not client.exists():
-        run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "aipod-lab", "-f", str(client)])
+        run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", str(client)])
     lines = []
-    for host in hosts:
-        key = STATE / "hostkeys" / host.name / "ssh_host_ed25519_key"
+    for name, address in hosts:
+        key = hostkeys / name / "ssh_host_ed25519_key"
         if not key.exists():
             key.parent.mkdir(parents=True, exist_ok=True)
-            run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"root@{host.name}", "-f", str(key)])
-        public = key.with_suffix(".pub").read_text().split()
-        lines.append(f"{host.mgmt_address} {public[0]} {public[1]}\n")
+            run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"root@{name}", "-f", str(key)])
+        kind, body = key.with_suffix(".pub").read_text().split()[:2]
+        lines.append(f"{address} {kind} {body}\n")
     write_if_changed(directory / "known_hosts", "".join(lines), 0o644)
 
 
 def ssh_command(host: Host, *command: str, timeout: int = 5) -> list[str]:
-    directory = ssh_dir()
+    return ssh_argv(ssh_dir(), f"root@{host.mgmt_address}", *command, timeout=timeout)
+
+
+def ssh_argv(directory: Path, target: str, *command: str, port: int | None = None, timeout: int = 5) -> list[str]:
+    """ssh with the lab's key and known_hosts in `directory`, host keys checked, no agent or config."""
     return ["ssh", "-o", "BatchMode=yes", "-o", f"ConnectTimeout={timeout}", "-o", "StrictHostKeyChecking=yes",
             "-o", f"UserKnownHostsFile={directory / 'known_hosts'}", "-o", "GlobalKnownHostsFile=/dev/null",
-            "-o", "LogLevel=ERROR", "-i", str(directory / "id_ed25519"), f"root@{host.mgmt_address}", *command]
+            "-o", "LogLevel=ERROR", *(["-p", str(port)] if port else []), "-i", str(directory / "id_ed25519"),
+            target, *command]
 
 
 def ssh_ok(host: Host) -> bool:
@@ -538,16 +548,23 @@ def status() -> int:
     return 0 if hosts and all(reachable.values()) else 1
 
 
-def main(argv: list[str]) -> int:
-    commands = {"up": up, "down": down, "status": status}
-    if len(argv) != 2 or argv[1] not in commands:
-        print(__doc__)
+def dispatch(argv: list[str], commands: dict, usage: str, report) -> int:
+    """`<script> <command> [arguments]`: commands[name](arguments); a LabError is reported, exit 1."""
+    if len(argv) < 2 or argv[1] not in commands:
+        print(usage)
         return 2
     try:
-        return commands[argv[1]]()
+        return commands[argv[1]](*argv[2:])
+    except TypeError:
+        print(usage)
+        return 2
     except LabError as error:
-        say(f"error: {error}")
+        report(f"error: {error}")
         return 1
+
+
+def main(argv: list[str]) -> int:
+    return dispatch(argv, {"up": up, "down": down, "status": status}, __doc__, say)
 
 
 if __name__ == "__main__":

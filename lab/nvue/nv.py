@@ -6,7 +6,7 @@ locked while a command runs; a missing file is a switch as it ships (NVUE_PORTS 
 default 64; NVUE_HOSTNAME). Commands:
 
     nv set|unset <path...>
-    nv config diff [<rev-a> <rev-b>] | detach | apply [<rev>] [-y|--assume-yes] [-m <message>]
+    nv config diff [<rev-a> <rev-b>] [-o json] | detach | apply [<rev>] [-y|--assume-yes] [-m <message>]
     nv config show [-o json|yaml] | history | save
     nv show [<path...>] [-o json|yaml] [--applied|--pending|--startup|--rev <rev>]
 
@@ -93,8 +93,11 @@ def main(argv: list[str]) -> int:
                 action, rest = words[0], words[1:]
                 rest, options = _options(rest)
                 if action == "diff":
-                    text = switch.diff(*rest) if len(rest) == 2 else switch.diff()
-                    print(text, end="")
+                    revisions = rest if len(rest) == 2 else []
+                    if options["output"] == "json":
+                        _print(switch.diff_parts(*revisions), "json")
+                    else:
+                        print(switch.diff(*revisions), end="")
                 elif action == "detach":
                     switch.detach()
                 elif action == "apply":

@@ -366,8 +366,8 @@ class NvueSwitch:
             node = node[part]
         return node
 
-    def diff(self, old: str = "applied", new: str = "pending") -> str:
-        """`nv config diff`: nested YAML of what the new revision sets and unsets; nothing when equal."""
+    def diff_parts(self, old: str = "applied", new: str = "pending") -> list[dict]:
+        """`nv config diff -o json`: [{"set": {...}}, {"unset": {...}}], the parts that are not empty."""
         before, after = self.config(old), self.config(new)
         sets, unsets = _difference(before, after), _removed(before, after)
         parts = []
@@ -375,6 +375,11 @@ class NvueSwitch:
             parts.append({"set": sets})
         if unsets:
             parts.append({"unset": unsets})
+        return parts
+
+    def diff(self, old: str = "applied", new: str = "pending") -> str:
+        """`nv config diff`: nested YAML of what the new revision sets and unsets; nothing when equal."""
+        parts = self.diff_parts(old, new)
         return to_yaml(parts) if parts else ""
 
     # -- applying
@@ -431,6 +436,18 @@ class NvueSwitch:
                 elif vid not in bridge_vlans:
                     problems.append(f"Config invalid at interface.{name}.bridge.domain.br_default: VLAN {vid} is not a VLAN of "
                                     "bridge br_default")
+        owners: dict[str, str] = {}
+        for name, body in interfaces.items():
+            for member in body.get("bond", {}).get("member", {}):
+                if member in owners:
+                    problems.append(f"Config invalid at interface.{name}.bond.member.{member}: {member} is already a member of "
+                                    f"{owners[member]}")
+                    continue
+                owners[member] = name
+                settings = interfaces.get(member, {})
+                if settings.get("bridge") or settings.get("ip", {}).get("address"):
+                    problems.append(f"Config invalid at interface.{member}: {member} is a member of {name}; a bond member "
+                                    "takes no bridge or address settings of its own")
         for vid in bridge_vlans:
             if vid in RESERVED_VLANS:
                 problems.append(f"Config invalid at bridge.domain.br_default.vlan.{vid}: VLAN {vid} is reserved "

@@ -38,7 +38,7 @@ def test_every_command_the_role_sends_is_taken_and_applied():
     applied = switch.show([])
     assert applied["bridge"]["domain"]["br_default"]["vlan"] == {"3101": {}, "3111": {}, "3112": {}}
     swp1 = applied["interface"]["swp1"]
-    assert swp1 == {"description": "dgx01 enp225s0f0", "type": "swp", "link": {"mtu": 9216},
+    assert swp1 == {"description": "dgx01 enp225s0f0", "type": "swp", "link": {"mtu": 9216, "state": {"up": {}}},
                     "bridge": {"domain": {"br_default": {"access": 3111, "stp": {"admin-edge": "on", "bpdu-guard": "on"}}}}}
     # both peer-link members kept: a set adds a key to a collection
     assert set(applied["interface"]["peerlink"]["bond"]["member"]) == {"swp31", "swp32"}
@@ -157,3 +157,26 @@ def test_the_command_line_keeps_state_between_calls_and_changes_nothing_on_a_ref
     assert json.loads(nv("show", "system", "-o", "json").stdout) == {"hostname": "lab-sn-a"}
     missing = nv("show", "interface", "swp2")
     assert (missing.returncode, missing.stderr.strip()) == (1, "Error: The requested item does not exist.")
+
+
+def test_apply_refuses_bridge_settings_on_a_bond_member_and_a_port_in_two_bonds():
+    switch = NvueSwitch.factory("sw", 32)
+    factory = switch.applied
+    for line in ("nv set bridge domain br_default vlan 10", "nv set interface bond1 bond member swp1",
+                 "nv set interface swp1 bridge domain br_default access 10", "nv set interface bond2 bond member swp1"):
+        run(switch, line)
+    with pytest.raises(NvueError) as refused:
+        switch.apply()
+    assert "swp1 is a member of bond1; a bond member takes no bridge or address settings" in str(refused.value)
+    assert "swp1 is already a member of bond1" in str(refused.value)
+    assert switch.applied == factory
+
+
+def test_the_diff_as_json_is_the_list_of_set_and_unset_parts():
+    switch = NvueSwitch.factory("sw", 32)
+    run(switch, "nv set interface swp1 link mtu 9216")
+    switch.apply()
+    run(switch, "nv unset interface swp1 link mtu")
+    run(switch, "nv set interface swp2 description spare")
+    assert switch.diff_parts() == [{"set": {"interface": {"swp2": {"description": "spare", "type": "swp"}}}},
+                                   {"unset": {"interface": {"swp1": {"link": None}}}}]

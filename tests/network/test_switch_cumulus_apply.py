@@ -1,8 +1,10 @@
-"""How switch_cumulus applies NVUE: stage, diff, apply only on a difference, nothing in check mode.
+"""How switch_cumulus applies NVUE: stage, diff, apply only on a difference; model text stays data.
 
 No Cumulus switch can run here, so the switch is the control node itself (connection local)
 with the lab's `nv` (lab/nvue/nv.py): NVUE's object model, which takes the commands NVUE takes,
 refuses what it refuses and keeps applied and pending revisions (docs/lab-nvue-endpoint.md).
+Check mode, hand drift and a brownfield pair are proven over SSH on the lab's Spectrum pair
+(tests/e2e/test_spectrum_pair.py).
 """
 from __future__ import annotations
 
@@ -62,15 +64,6 @@ def write_state(state: pathlib.Path, data: dict) -> None:
 
 
 @pytest.mark.slow
-def test_check_mode_previews_and_applies_nothing(run):
-    changed, output = run("--check", "--diff")
-    assert changed == 0
-    assert "interface" not in applied(run.state)
-    assert switch_state(run.state)["pending"] is None       # the staged revision was discarded
-    assert "NVUE diff to apply:" in output and "- set:" in output and "mtu: 9216" in output
-
-
-@pytest.mark.slow
 def test_first_run_applies_then_a_second_run_changes_nothing(run):
     changed, _ = run()
     assert changed == 1
@@ -82,16 +75,6 @@ def test_first_run_applies_then_a_second_run_changes_nothing(run):
     changed, output = run()
     assert changed == 0
     assert "NVUE: nothing to change" in output
-
-
-@pytest.mark.slow
-def test_drift_on_the_switch_is_put_back(run):
-    data = switch_state(run.state)
-    data["applied"]["interface"]["swp1"]["link"]["mtu"] = 1500
-    write_state(run.state, data)
-    changed, _ = run()
-    assert changed == 1
-    assert applied(run.state)["interface"]["swp1"]["link"]["mtu"] == 9216
 
 
 @pytest.mark.slow

@@ -101,3 +101,10 @@ def test_a_part_of_a_host_that_could_not_be_read_is_not_a_difference():
     assert "aipod-roce-qos.service: not read" in outcome["devices"][0]["reason"]
     mixed = drift.result({"compute": {"dgx01": {"items": items + drift.items("compute", ["package x is not installed"])}}})
     assert mixed["exit_code"] == 1 and mixed["differences"] == 1
+
+
+def test_cumulus_sentences_name_their_nvue_object():
+    found = drift.items("cumulus", ["interface swp2: the model sets link mtu 9216", "bridge domain br_default: the model adds vlan 3111"])
+    assert found == [{"object": "interface swp2", "difference": "the model sets link mtu 9216"},
+                     {"object": "bridge domain br_default", "difference": "the model adds vlan 3111"}]
+    assert drift.items("cumulus", []) == []

@@ -23,6 +23,20 @@ options:
     type: list
     elements: str
     required: true
+  owned_ports:
+    description:
+      - The switch ports the model configures (its ports and the members of its bonds).
+      - A model port that a bond the model does not own holds (a brownfield switch's old bond) is taken out of that bond
+        first (C(nv unset interface <bond> bond member <port>)), as NVUE refuses bridge settings on a bond member. Read from
+        C(nv config show -o json); the foreign bond itself stays.
+    type: list
+    elements: str
+    default: []
+  owned_bonds:
+    description: The bonds the model configures; their members are the model's to set.
+    type: list
+    elements: str
+    default: []
 """
 
 EXAMPLES = r"""
@@ -51,6 +65,19 @@ stdout_lines:
   returned: success
   type: list
   elements: str
+differences:
+  description:
+    - What applying the staged revision would change, one sentence per leaf of C(nv config diff -o json), named by its
+      object, for example C(interface swp1 - the model sets link mtu 9216) with a colon after the object; empty when
+      nothing would change.
+  returned: success
+  type: list
+  elements: str
+released_members:
+  description: The C(nv unset) commands that took model ports out of bonds the model does not own.
+  returned: success
+  type: list
+  elements: str
 aipod_resolved:
   description:
     - What an earlier run left pending and what was done about it (read by the C(aipod_progress) callback into the
@@ -60,9 +87,12 @@ aipod_resolved:
   elements: dict
 """
 
+import json
 import shlex
 
 from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_nvue.revision import differences, stray_bond_members
 
 VERBS = ("set", "unset")
 EMPTY_DIFFS = ("", "{}", "[]", "null")
@@ -86,7 +116,9 @@ def staged_argv(lines: list[str]) -> list[list[str]]:
 
 
 def main() -> None:
-    module = AnsibleModule(argument_spec={"commands": {"type": "list", "elements": "str", "required": True}},
+    module = AnsibleModule(argument_spec={"commands": {"type": "list", "elements": "str", "required": True},
+                                          "owned_ports": {"type": "list", "elements": "str", "default": []},
+                                          "owned_bonds": {"type": "list", "elements": "str", "default": []}},
                            supports_check_mode=True)
     try:
         commands = staged_argv(module.params["commands"])
@@ -99,16 +131,35 @@ def main() -> None:
         resolved.append({"item": "pending NVUE revision",
                          "found": f"a pending revision that was never applied ({len(left.strip().splitlines())} line(s) of diff)",
                          "action": "dropped it (nv config detach) and staged the model's configuration again"})
-    for argv in [["nv", "config", "detach"], *commands]:
+    released = []
+    if module.params["owned_ports"]:
+        applied = read_json(module, ["nv", "config", "show", "-o", "json"])
+        released = stray_bond_members(applied, module.params["owned_ports"], module.params["owned_bonds"])
+    for argv in [["nv", "config", "detach"], *released, *commands]:
         # No shell, and no expansion of $VAR or ~ either: model text reaches nv as it was written.
         rc, _out, err = module.run_command(argv, expand_user_and_vars=False)
         if rc != 0:
             module.fail_json(msg=f"{' '.join(argv[:4])} ... exited {rc}: {err.strip()[:500]}", rc=rc)
-    rc, diff, err = module.run_command(["nv", "config", "diff"], expand_user_and_vars=False)
+    parts = read_json(module, ["nv", "config", "diff", "-o", "json"])
+    diff = ""
+    if parts:
+        rc, diff, err = module.run_command(["nv", "config", "diff"], expand_user_and_vars=False)
+        if rc != 0:
+            module.fail_json(msg=f"nv config diff exited {rc}: {err.strip()[:500]}", rc=rc)
+    module.exit_json(changed=False, staged=len(commands), pending=bool(parts), stdout=diff, stdout_lines=diff.splitlines(),
+                     differences=differences(parts), released_members=[" ".join(argv) for argv in released],
+                     aipod_resolved=resolved)
+
+
+def read_json(module: AnsibleModule, argv: list[str]):
+    """The JSON an `nv ... -o json` command prints (an empty answer is nothing)."""
+    rc, out, err = module.run_command(argv, expand_user_and_vars=False)
     if rc != 0:
-        module.fail_json(msg=f"nv config diff exited {rc}: {err.strip()[:500]}", rc=rc)
-    module.exit_json(changed=False, staged=len(commands), pending=diff.strip() not in EMPTY_DIFFS,
-                     stdout=diff, stdout_lines=diff.splitlines(), aipod_resolved=resolved)
+        module.fail_json(msg=f"{' '.join(argv)} exited {rc}: {err.strip()[:500]}", rc=rc)
+    try:
+        return json.loads(out) if out.strip() not in EMPTY_DIFFS else None
+    except ValueError:
+        module.fail_json(msg=f"{' '.join(argv)} did not answer JSON: {out.strip()[:200]}")
 
 
 if __name__ == "__main__":

@@ -99,6 +99,8 @@ def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
         lines.append(_comment(port["name"], ": ", port["description"]))
         lines.append(_nv("interface", port["name"], "description", port["description"]))
         lines.append(_nv("interface", port["name"], "link", "mtu", port["mtu"]))
+        # Up, whatever an earlier owner or a release (`link state down`) left.
+        lines.append(_nv("interface", port["name"], "link", "state", "up"))
         lines += _bridge_lines(port["name"], port, bridge, edge=True)
     members_of = {}
     for member in plan.get("member_ports", []):
@@ -110,6 +112,7 @@ def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
         for member in members_of.get(name, []):
             lines.append(_nv("interface", member["name"], "description", member["description"]))
             lines.append(_nv("interface", member["name"], "link", "mtu", member["mtu"]))
+            lines.append(_nv("interface", member["name"], "link", "state", "up"))
             lines.append(_nv("interface", name, "bond", "member", member["name"]))
         lines.append(_nv("interface", name, "description", channel["description"]))
         lines.append(_nv("interface", name, "link", "mtu", channel["mtu"]))
@@ -128,6 +131,7 @@ def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
         for member in members_of.get(name, []):
             lines.append(_nv("interface", member["name"], "description", member["description"]))
             lines.append(_nv("interface", member["name"], "link", "mtu", member["mtu"]))
+            lines.append(_nv("interface", member["name"], "link", "state", "up"))
             lines.append(_nv("interface", name, "bond", "member", member["name"]))
         lines.append(_nv("interface", name, "description", peer_link["description"]))
         lines.append(_nv("interface", name, "link", "mtu", peer_link["mtu"]))

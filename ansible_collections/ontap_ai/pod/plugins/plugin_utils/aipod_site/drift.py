@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-KINDS = ("nxos", "ontap", "compute", "trident")
+KINDS = ("nxos", "cumulus", "ontap", "compute", "trident")
 # Concerns whose differences are configuration lines rather than sentences.
 _LINE_CONCERNS = {"qos": "QoS and per-port lines", "vpc_domain": "vPC domain"}
 
@@ -34,6 +34,15 @@ def _nxos(comparison: Mapping[str, Any]) -> list[dict[str, str]]:
             found.append({"object": _LINE_CONCERNS[concern], "difference": "the running configuration lacks: " + " / ".join(entries)})
         else:
             found += [_sentence(str(entry), concern.replace("_", " ")) for entry in entries]
+    return found
+
+
+def _cumulus(differences: list) -> list[dict[str, str]]:
+    # "interface swp1: the model sets link mtu 9216": the object is everything before the colon.
+    found = []
+    for sentence in map(str, differences):
+        head, sep, rest = sentence.partition(": ")
+        found.append({"object": head, "difference": rest} if sep else {"object": "switch", "difference": sentence})
     return found
 
 
@@ -89,11 +98,11 @@ def _trident(pending: Mapping[str, Any]) -> list[dict[str, str]]:
 def items(kind: str, data: Any) -> list[dict[str, str]]:
     """One device's differences from the model as [{object, difference}]; [] when it matches.
 
-    kind: nxos (switch_nxos_comparison), ontap ({plans: {area: plan}, trident_password_needed}, the
+    kind: nxos (switch_nxos_comparison), cumulus (switch_cumulus_differences, sentences), ontap ({plans: {area: plan}, trident_password_needed}, the
     storage layer's hand-off), compute
     (dgx_node_pending, sentences) or trident (trident_pending, {kind: {name: reason}}).
     """
-    readers = {"nxos": (_nxos, Mapping), "ontap": (_ontap, Mapping), "compute": (_compute, list), "trident": (_trident, Mapping)}
+    readers = {"nxos": (_nxos, Mapping), "cumulus": (_cumulus, list), "ontap": (_ontap, Mapping), "compute": (_compute, list), "trident": (_trident, Mapping)}
     if kind not in readers:
         raise ValueError(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
     reader, expected = readers[kind]

@@ -1,0 +1,38 @@
+"""What an NVUE revision changes, in sentences, and the brownfield bonds model ports must leave."""
+from __future__ import annotations
+
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_nvue.revision import differences, stray_bond_members
+
+
+def test_each_leaf_of_the_diff_is_one_sentence_named_by_its_object():
+    parts = [{"set": {"interface": {"swp1": {"link": {"mtu": 9216, "state": {"up": {}}}}},
+                      "bridge": {"domain": {"br_default": {"vlan": {"3111": {}}}}}, "qos": {"roce": {"mode": "lossless"}}}},
+             {"unset": {"interface": {"swp2": {"bridge": {"domain": {"br_default": {"vlan": {"999": None}}}}}, "bond40": None}}}]
+    assert differences(parts) == [
+        "interface swp1: the model sets link mtu 9216",
+        "interface swp1: the model adds link state up",
+        "bridge domain br_default: the model adds vlan 3111",
+        "qos roce: the model sets mode lossless",
+        "interface swp2: the model removes bridge domain br_default vlan 999",
+        "interface bond40: the model removes it",
+    ]
+
+
+def test_an_empty_diff_has_no_sentences():
+    assert differences([]) == [] and differences(None) == []
+
+
+def test_a_model_port_leaves_a_foreign_bond_and_nothing_else_is_touched():
+    applied = {"interface": {
+        "bond40": {"bond": {"member": {"swp3": {}, "swp30": {}}}, "type": "bond"},   # foreign: swp3 is the model's
+        "bond11": {"bond": {"member": {"swp13": {}}}, "type": "bond"},               # the model's own bond
+        "peerlink": {"bond": {"member": {"swp31": {}}}},
+        "swp3": {"type": "swp"},
+    }}
+    assert stray_bond_members(applied, ["swp1", "swp3", "swp13", "swp31"], ["bond11", "peerlink"]) == [
+        ["nv", "unset", "interface", "bond40", "bond", "member", "swp3"]]
+
+
+def test_a_factory_switch_has_no_stray_members():
+    assert stray_bond_members(None, ["swp1"], []) == []
+    assert stray_bond_members({"interface": {"swp1": {"type": "swp"}}}, ["swp1"], []) == []
