@@ -335,3 +335,63 @@ def test_state_survives_a_reload(tmp_path):
     assert again.one("svm/svms", name="vs1")
     assert node_port(again, "lab-ontap-01", "e1a-3111")["broadcast_domain"]["name"] == "storage-a"
     assert again.get("cluster", fields="name")[1]["name"] == "lab-ontap"
+
+
+# ---------------------------------------------------------------------------- QoS policy groups, granular data
+def make_flexgroup(client, svm, name="fg1", **extra):
+    body = {"name": name, "svm": {"name": svm}, "style": "flexgroup", "size": 400 * 1024 ** 3,
+            "aggregates": [{"name": "lab_ontap_01_ssd_1"}, {"name": "lab_ontap_02_ssd_1"}], "constituents_per_aggregate": 2, **extra}
+    status, answer = client.post("storage/volumes", body, return_timeout=30)
+    assert status == 202, answer
+    return client.one("storage/volumes", name=name, fields="*")
+
+
+def job_error(client, status, answer):
+    """The refusal of a write: an error answer, or (a write ONTAP takes as a job) the failed job's message."""
+    if status >= 400:
+        return answer["error"]["message"]
+    assert status == 202, answer
+    job = client.one("cluster/jobs", uuid=answer["job"]["uuid"], fields="*")
+    assert job["state"] == "failure", job
+    return job["message"]
+
+
+def test_qos_policy_groups_limit_volumes_and_refuse_what_ontap_refuses(client):
+    make_svm(client)
+    status, answer = client.post("storage/qos/policies", {"name": "floor", "svm": {"name": "vs1"},
+                                                           "fixed": {"min_throughput_mbps": 1000, "capacity_shared": True}},
+                                 return_timeout=30)
+    assert status == 202, answer
+    policy = client.one("storage/qos/policies", name="floor", fields="*")
+    assert policy["fixed"] == {"max_throughput_iops": 0, "max_throughput_mbps": 0, "min_throughput_iops": 0,
+                               "min_throughput_mbps": 1000, "capacity_shared": True}
+    assert policy["policy_class"] == "user_defined" and policy["object_count"] == 0
+    assert "already exists" in job_error(client, *client.post("storage/qos/policies", {"name": "floor", "svm": {"name": "vs1"}},
+                                                                return_timeout=30))
+    assert "must not exceed" in job_error(client, *client.post("storage/qos/policies", {
+        "name": "upside", "svm": {"name": "vs1"}, "fixed": {"min_throughput_iops": 10, "max_throughput_iops": 5}}, return_timeout=30))
+
+    volume = make_flexgroup(client, "vs1", qos={"policy": {"name": "floor"}})
+    assert volume["qos"]["policy"]["name"] == "floor"
+    assert client.one("storage/qos/policies", name="floor", fields="object_count")["object_count"] == 1
+    status, answer = client.delete(f"storage/qos/policies/{policy['uuid']}", return_timeout=30)
+    assert "in use by volume" in job_error(client, status, answer)
+
+
+def test_granular_data_is_a_flexgroup_setting_advanced_needs_9_16_and_neither_goes_back(client):
+    make_svm(client)
+    client.api.state.cluster["version"].update({"major": 14, "minor": 1})
+    status, answer = client.post("storage/volumes", {"name": "fg_old", "svm": {"name": "vs1"}, "style": "flexgroup",
+                                                     "size": 400 * 1024 ** 3, "granular_data": True, "granular_data_mode": "advanced",
+                                                     "aggregates": [{"name": "lab_ontap_01_ssd_1"}]}, return_timeout=30)
+    assert "advanced needs ONTAP 9.16.1" in job_error(client, status, answer)
+    client.api.state.cluster["version"].update({"major": 16, "minor": 1})
+    basic = make_flexgroup(client, "vs1", granular_data=True)
+    assert (basic["granular_data"], basic["granular_data_mode"]) == (True, "basic")
+    status, answer = client.patch(f"storage/volumes/{basic['uuid']}", {"granular_data_mode": "advanced"}, return_timeout=30)
+    assert status in (200, 202), answer
+    assert client.one("storage/volumes", name="fg1", fields="granular_data_mode")["granular_data_mode"] == "advanced"
+    for change, refusal in (({"granular_data": False}, "cannot be disabled"), ({"granular_data_mode": "basic"}, "cannot be turned back")):
+        assert refusal in job_error(client, *client.patch(f"storage/volumes/{basic['uuid']}", change, return_timeout=30))
+    plain = make_flexgroup(client, "vs1", name="fg2")
+    assert plain["granular_data"] is False and "granular_data_mode" not in plain

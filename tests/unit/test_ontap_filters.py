@@ -21,7 +21,7 @@ def test_plan_filter_checks_its_arguments():
 
 
 def test_objects_filter_counts_the_model():
-    assert sum(FILTERS["aipod_ontap_objects"](LAB_MODEL).values()) == 29
+    assert sum(FILTERS["aipod_ontap_objects"](LAB_MODEL).values()) == 30
 
 
 @pytest.mark.parametrize("result, transient", [

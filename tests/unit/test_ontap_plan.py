@@ -26,7 +26,8 @@ READS = {
     "exports": [("protocols/nfs/export-policies", "name,svm,rules", {}),
                 ("storage/volumes", "name,svm,is_svm_root,nas.export_policy", {"is_svm_root": "true"})],
     "flexgroups": [("storage/volumes", "name,svm,style,is_svm_root,space.size,aggregates,constituent_count,nas,snapshot_policy,"
-                                       "guarantee,efficiency.compression", {})],
+                                       "guarantee,efficiency.compression,qos.policy.name,granular_data,granular_data_mode", {}),
+                   ("storage/qos/policies", "name,svm,fixed", {})],
     "trident": [("security/roles", "*", {}), ("security/accounts", "*", {})],
 }
 OPTIONS = {"trident": {"privileges": [{"path": "/api/storage/volumes", "access": "all"},
@@ -78,7 +79,7 @@ def test_a_new_cluster_needs_everything_the_model_has():
     assert counts["svms"] == {"snapshot_policies": 0, "svms": 1, "nfs": 1, "nfs_rest": 1, "errors": 0}
     assert counts["lifs"] == {"lifs": 9, "rdma": 0, "errors": 0}
     assert counts["exports"]["policies"] == 1 and counts["exports"]["rules"] == 1
-    assert counts["flexgroups"] == {"flexgroups": 2, "errors": 0}
+    assert counts["flexgroups"] == {"qos_policies": 1, "flexgroups": 2, "errors": 0}
     result = plan(client, "flexgroups")
     assert all(item["svm_exists"] is False for item in result["flexgroups"])
     data = next(item for item in result["flexgroups"] if item["key"] == "lab-data:data")
@@ -89,7 +90,7 @@ def test_a_new_cluster_needs_everything_the_model_has():
 def test_the_managed_objects_of_the_lab_pod():
     counts = ontap_plan.managed_objects(LAB_MODEL)
     assert counts["lifs"] == 9 and counts["vlan_ports"] == 6 and counts["flexgroups"] == 2
-    assert sum(counts.values()) == 29
+    assert counts["qos_policies"] == 1 and sum(counts.values()) == 30
 
 
 # ---------------------------------------------------------------------------- drift
@@ -195,3 +196,40 @@ def test_diff_lists_before_and_after_of_each_pending_object(converged):
 def test_unknown_area_is_refused():
     with pytest.raises(ValueError):
         ontap_plan.plan(LAB_MODEL, {}, "bogus")
+
+
+# ---------------------------------------------------------------------------- QoS policy groups and GDD
+def test_a_qos_limit_changed_by_hand_is_put_back_and_a_foreign_policy_left_alone(converged):
+    policy = converged.one("storage/qos/policies", name="lab-data-floor", fields="uuid")
+    converged.patch(f"storage/qos/policies/{policy['uuid']}", {"fixed": {"min_throughput_mbps": 500}})
+    svm = converged.one("svm/svms", name="lab-data", fields="uuid")
+    converged.post("storage/qos/policies", {"name": "someone-elses", "svm": {"uuid": svm["uuid"]},
+                                            "fixed": {"max_throughput_iops": 1000}})
+    result = plan(converged, "flexgroups")
+    assert [(item["key"], item["action"], item["changes"]) for item in result["qos_policies"]] == [
+        ("lab-data:lab-data-floor", "modify", {"min_throughput_mbps": {"before": 500, "after": 10000}})]
+    assert result["flexgroups"] == [] and result["pending"] == 1
+
+
+def test_gdd_is_turned_on_for_a_flexgroup_that_lacks_it_and_never_turned_off(converged):
+    volume = converged.one("storage/volumes", name="home", fields="uuid")
+    model = copy.deepcopy(LAB_MODEL)
+    home = next(fg for fg in model["ontap"]["svms"][0]["flexgroups"] if fg["name"] == "home")
+    home["granular_data"] = True
+    result = plan(converged, "flexgroups", model)
+    [item] = result["flexgroups"]
+    assert item["key"] == "lab-data:home" and item["gdd"] is True
+    assert item["changes"] == {"granular_data_mode": {"before": None, "after": "advanced"}}
+    converged.patch(f"storage/volumes/{volume['uuid']}", {"granular_data": True, "granular_data_mode": "advanced"})
+    assert plan(converged, "flexgroups", model)["flexgroups"] == []
+    home["granular_data"] = False
+    refused = plan(converged, "flexgroups", model)
+    assert refused["flexgroups"] == [] and "cannot turn it off" in refused["errors"][0]
+
+
+def test_a_flexgroup_to_create_with_gdd_is_marked_for_the_rest_call():
+    model = copy.deepcopy(LAB_MODEL)
+    result = plan(Client(fresh_api()), "flexgroups", model)
+    assert {item["key"]: item["gdd"] for item in result["flexgroups"]} == {"lab-data:data": True, "lab-data:home": False}
+    data = next(item for item in result["flexgroups"] if item["key"] == "lab-data:data")
+    assert data["want"]["qos_policy_group"] == "lab-data-floor"

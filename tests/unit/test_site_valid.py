@@ -1,4 +1,4 @@
-"""Models that must pass: the two shipped inventories and variants that use the optional parts of the schema."""
+"""Models that must pass: the shipped inventories and variants that use the optional parts of the schema."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,7 @@ import pytest
 from ansible.parsing.vault import VaultLib, VaultSecret
 from corpus import apply_edit
 from jsonschema import Draft202012Validator
-from project_paths import COLLECTION, LAB, LAB_VAULT_PASSWORD, SAMPLE
+from project_paths import COLLECTION, LAB, LAB_VAULT_PASSWORD, REPO, SAMPLE
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
 
@@ -17,16 +17,25 @@ LAB_INLINE_SECRET = "!vault |\n" + "".join(
     f"  {line}\n" for line in VaultLib().encrypt("anf-client-secret", VaultSecret(LAB_VAULT_PASSWORD), vault_id="lab").decode().splitlines())
 
 
+# The NVA-1173 sample (DGX H100, AFF A90, Spectrum SN4600 on Cumulus): docs/sample-aipod.md.
+SAMPLE_AIPOD = REPO / "inventories" / "sample-aipod"
+
+
 def errors_of(report):
     return "\n".join(str(f) for f in report.errors)
 
 
-def test_sample_inventory_is_valid(decrypt):
-    report = validate_site(str(SAMPLE), decrypt=decrypt)
+@pytest.mark.parametrize("inventory, summary", [
+    (SAMPLE, {"switches": 2, "ontap_nodes": 2, "svms": 1, "data_lifs": 16, "dgx": 4,
+              "servers": 3, "kube_control_plane": 3, "kube_node": 4}),
+    (SAMPLE_AIPOD, {"switches": 2, "ontap_nodes": 2, "svms": 2, "data_lifs": 18, "dgx": 4,
+                    "servers": 3, "kube_control_plane": 3, "kube_node": 4}),
+], ids=["sample", "sample-aipod"])
+def test_sample_inventory_is_valid(decrypt, inventory, summary):
+    report = validate_site(str(inventory), decrypt=decrypt)
     assert report.ok, errors_of(report)
     assert report.warnings == []
-    assert report.summary() == {"switches": 2, "ontap_nodes": 2, "svms": 1, "data_lifs": 16, "dgx": 4,
-                                "servers": 3, "kube_control_plane": 3, "kube_node": 4}
+    assert report.summary() == summary
 
 
 def test_lab_inventory_is_valid(decrypt):
@@ -40,7 +49,7 @@ def test_schemas_are_valid_json_schema(schema):
     Draft202012Validator.check_schema(json.loads((COLLECTION / "schemas" / schema).read_text()))
 
 
-@pytest.mark.parametrize("inventory", [SAMPLE, LAB], ids=["sample", "lab"])
+@pytest.mark.parametrize("inventory", [SAMPLE, SAMPLE_AIPOD, LAB], ids=["sample", "sample-aipod", "lab"])
 def test_every_model_file_names_its_schema_for_editors(inventory: pathlib.Path):
     for path in list((inventory / "group_vars" / "all").glob("*.yml")) + list((inventory / "host_vars").glob("*.yml")):
         text = path.read_text()

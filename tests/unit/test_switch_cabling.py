@@ -70,10 +70,14 @@ def test_the_committed_sample_documents_are_current(model):
         assert device in svg
 
 
-def test_the_committed_larger_sample_documents_are_current():
-    """docs/cabling/sample-large-* are regenerated with:
-    ansible-playbook -i inventories/sample-large/hosts.yml --vault-id sample@<password file> playbooks/cabling.yml \\
-        -e cabling_dir=$PWD/docs/cabling -e cabling_name=sample-large
+@pytest.mark.parametrize(("inventory", "pod", "devices"), [
+    ("sample-large", "aipod-large", ("leaf-1a", "leaf-2b", "dgx32", "aipod-a800-04")),
+    ("sample-aipod", "aipod-h100", ("sn4600-a", "sn4600-b", "dgx04", "aff-a90-02")),
+])
+def test_the_committed_documents_of_the_larger_samples_are_current(inventory, pod, devices):
+    """docs/cabling/<inventory>-* are regenerated with:
+    ansible-playbook -i inventories/<inventory>/hosts.yml --vault-id sample@<password file> playbooks/cabling.yml \\
+        -e cabling_dir=$PWD/docs/cabling -e cabling_name=<inventory>
     """
     import html
 
@@ -81,17 +85,18 @@ def test_the_committed_larger_sample_documents_are_current():
 
     from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
 
-    model = load_site(str(REPO / "inventories" / "sample-large"), decrypt=make_decryptor(SAMPLE_VAULT_PASSWORD)).model
+    model = load_site(str(REPO / "inventories" / inventory), decrypt=make_decryptor(SAMPLE_VAULT_PASSWORD)).model
     rows = m.cabling_plan(model)
     docs = REPO / "docs" / "cabling"
-    for kind, name in (("markdown", "sample-large-cabling.md"), ("csv", "sample-large-cabling.csv"),
-                       ("dot", "sample-large-topology.dot")):
+    for kind, name in (("markdown", f"{inventory}-cabling.md"), ("csv", f"{inventory}-cabling.csv"),
+                       ("dot", f"{inventory}-topology.dot")):
         assert (docs / name).read_text() == cabling.document(model, kind, rows), f"docs/cabling/{name} is out of date"
     plan = ipplan.ip_plan(model)
-    assert (docs / "sample-large-ip-plan.md").read_text() == ipplan.markdown(plan, "aipod-large")
-    assert (docs / "sample-large-ip-plan.csv").read_text() == ipplan.csv_text(plan)
-    uplinks = [row for row in rows if row["device_kind"] == "switch" and row["kind"] == "member"]
-    assert len(uplinks) == 4 and all(row["switch"].startswith("leaf-1") for row in uplinks)
-    svg = html.unescape((docs / "sample-large-topology.svg").read_text())
-    for device in ("leaf-1a", "leaf-2b", "dgx32", "aipod-a800-04"):
+    assert (docs / f"{inventory}-ip-plan.md").read_text() == ipplan.markdown(plan, pod)
+    assert (docs / f"{inventory}-ip-plan.csv").read_text() == ipplan.csv_text(plan)
+    if inventory == "sample-large":
+        uplinks = [row for row in rows if row["device_kind"] == "switch" and row["kind"] == "member"]
+        assert len(uplinks) == 4 and all(row["switch"].startswith("leaf-1") for row in uplinks)
+    svg = html.unescape((docs / f"{inventory}-topology.svg").read_text())
+    for device in devices:
         assert device in svg

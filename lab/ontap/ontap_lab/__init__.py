@@ -14,3 +14,13 @@ Layout (one concern per module):
 """
 ONTAP_VERSION = {"generation": 9, "major": 14, "minor": 1,
                  "full": "NetApp Release 9.14.1: (lab endpoint of the ONTAP AI pod bundle)"}
+
+
+def ontap_version(release: object = None) -> dict:
+    """The cluster's ``version`` record: the release a site model declares (``ontap.version``), else 9.14.1."""
+    parts = str(release or "").split(".")
+    if len(parts) != 3 or not all(part.isdigit() for part in parts):
+        return dict(ONTAP_VERSION)
+    generation, major, minor = (int(part) for part in parts)
+    return {"generation": generation, "major": major, "minor": minor,
+            "full": f"NetApp Release {release}: (lab endpoint of the ONTAP AI pod bundle)"}

@@ -44,6 +44,7 @@ SCHEMAS = {
     "snapshots": ("resources.snapshot", "SnapshotSchema"),
     "snapshot_policies": ("resources.snapshot_policy", "SnapshotPolicySchema"),
     "snapshot_policy_schedules": ("resources.snapshot_policy_schedule", "SnapshotPolicyScheduleSchema"),
+    "qos_policies": ("resources.qos_policy", "QosPolicySchema"),
     "roles": ("resources.role", "RoleSchema"),
     "role_privileges": ("resources.role_privilege", "RolePrivilegeSchema"),
     "accounts": ("resources.account", "AccountSchema"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from . import ONTAP_VERSION
+from . import ontap_version
 from .state import State, new_uuid
 
 SPEED_MBPS = {"1G": 1000, "10G": 10000, "25G": 25000, "40G": 40000, "50G": 50000, "100G": 100000,
@@ -39,7 +39,7 @@ def _ref(record: dict, href: str) -> dict:
 def seed_state(ontap: dict[str, Any], admin_user: str = "admin") -> State:
     """The state of a new cluster described by the model's ``ontap`` section."""
     state = State()
-    cluster = {"name": ontap["cluster_name"], "uuid": new_uuid(), "version": dict(ONTAP_VERSION),
+    cluster = {"name": ontap["cluster_name"], "uuid": new_uuid(), "version": ontap_version(ontap.get("version")),
                "location": "ONTAP AI pod lab", "contact": "", "timezone": {"name": "Etc/UTC"},
                "management_interfaces": [{"name": "cluster_mgmt", "ip": {"address": ontap["mgmt_address"]}}],
                "san_optimized": False, "disaggregated": False}
@@ -76,7 +76,7 @@ def seed_state(ontap: dict[str, Any], admin_user: str = "admin") -> State:
         node_records.append(state.put("nodes", uuid, {
             "uuid": uuid, "name": node["name"], "model": ontap.get("platform", "AFF A800"), "state": "up",
             "serial_number": f"LAB{index + 1:09d}", "system_id": f"{537000000 + index}", "membership": "member",
-            "version": dict(ONTAP_VERSION), "uptime": 86400, "location": "lab",
+            "version": ontap_version(ontap.get("version")), "uptime": 86400, "location": "lab",
             "ha": {"enabled": len(nodes) > 1, "partners": [], "auto_giveback": True},
             "management_interfaces": [{"name": f"{node['name']}_mgmt1",
                                        "ip": {"address": node.get("mgmt_address", "")}}],

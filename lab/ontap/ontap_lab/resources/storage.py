@@ -85,6 +85,8 @@ class Volumes(Collection):
             record.pop("constituent_count", None)
         if record.get("style") == "flexgroup_constituent":
             return
+        if record.get("style") == "flexgroup":
+            record.setdefault("granular_data", False)
         clone = record.setdefault("clone", {"is_flexclone": False})
         clone["has_flexclone"] = bool(clones_of_volume(context.state, record))
         record.setdefault("flexcache_endpoint_type", "none")
@@ -153,6 +155,9 @@ class Volumes(Collection):
         self._set_snapshot_policy(context, volume, body.get("snapshot_policy") or {"name": "default"})
         if "efficiency" in body:
             self._set_efficiency(volume, body["efficiency"])
+        if (body.get("qos") or {}).get("policy"):
+            set_qos_policy(context, volume, body["qos"]["policy"])
+        set_granular_data(context, volume, body)
         if nas.get("path"):
             self._mount(context, volume, nas["path"])
         context.state.put("volumes", volume["uuid"], volume)
@@ -358,6 +363,9 @@ class Volumes(Collection):
             record["guarantee"] = {"type": body["guarantee"].get("type", record["guarantee"]["type"])}
         if "efficiency" in body:
             self._set_efficiency(record, body["efficiency"])
+        if (body.get("qos") or {}).get("policy"):
+            set_qos_policy(context, record, body["qos"]["policy"])
+        set_granular_data(context, record, body)
         if "space" in body and "snapshot" in body["space"]:
             record["space"]["snapshot"].update(body["space"]["snapshot"])
         for field in ("state", "comment", "snapshot_directory_access_enabled", "access_time_enabled"):
@@ -502,4 +510,120 @@ class SnapshotPolicySchedules(Collection):
         raise OntapError(405, 3, f"The {context.method} method is not supported here.")
 
 
-RESOURCES = [Aggregates(), Volumes(), SnapshotPolicies(), SnapshotPolicySchedules()]
+# ---------------------------------------------------------------------------- QoS policy groups
+QOS_FIXED = {"max_throughput_iops": 0, "max_throughput_mbps": 0, "min_throughput_iops": 0, "min_throughput_mbps": 0,
+             "capacity_shared": False}
+QOS_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,127}$")
+
+
+class QosPolicies(Collection):
+    """``/api/storage/qos/policies``: fixed policy groups of an SVM (adaptive ones are not served).
+
+    A limit of 0 is none; a floor above its ceiling, or a fixed group without any limit change, is
+    refused as ONTAP refuses it. A group a volume uses cannot be deleted. Writes answer with a job.
+    """
+
+    name = "qos_policies"
+    path = "storage/qos/policies"
+    asynchronous = True
+
+    def create(self, context: Context, body: dict) -> dict:
+        require(body, "name", "svm")
+        svm = svm_of(context, body["svm"])
+        if not QOS_NAME.match(body["name"]):
+            raise invalid_value("name", body["name"], "1 to 127 letters, digits, '_', '.' or '-'")
+        if context.state.first("qos_policies", name=body["name"], **{"svm.uuid": svm["uuid"]}):
+            raise duplicate(f'Policy group "{body["name"]}" already exists.', 8388609, "name")
+        if "adaptive" in body:
+            raise conflict("Adaptive QoS policy groups are not served by this lab endpoint.", 8388610, "adaptive")
+        fixed = self._fixed(dict(QOS_FIXED), body.get("fixed") or {})
+        record = {"uuid": new_uuid(), "name": body["name"], "svm": svm_ref(svm), "fixed": fixed,
+                  "policy_class": "user_defined", "scope": "svm", "pgid": 1000 + len(context.state.records("qos_policies"))}
+        return context.state.put("qos_policies", record["uuid"], record)
+
+    @staticmethod
+    def _fixed(current: dict, changes: dict) -> dict:
+        for field, value in changes.items():
+            if field not in QOS_FIXED:
+                continue  # the schema check refused unknown fields already
+            if field == "capacity_shared":
+                current[field] = bool(value)
+            elif not isinstance(value, int) or value < 0:
+                raise invalid_value(f"fixed.{field}", value, "a whole number, 0 for none")
+            else:
+                current[field] = value
+        for unit in ("iops", "mbps"):
+            floor, ceiling = current[f"min_throughput_{unit}"], current[f"max_throughput_{unit}"]
+            if floor and ceiling and floor > ceiling:
+                raise conflict(f"The minimum throughput ({floor}) must not exceed the maximum throughput ({ceiling}).",
+                               8388611, f"fixed.min_throughput_{unit}")
+        return current
+
+    def compute(self, context: Context, record: dict) -> None:
+        record["object_count"] = sum(1 for volume in context.state.records("volumes")
+                                     if ((volume.get("qos") or {}).get("policy") or {}).get("uuid") == record["uuid"])
+
+    def modify(self, context: Context, record: dict, body: dict) -> None:
+        if "fixed" in body:
+            record["fixed"] = self._fixed(dict(record["fixed"]), body["fixed"])
+        if "name" in body and body["name"] != record["name"]:
+            if context.state.first("qos_policies", name=body["name"], **{"svm.uuid": record["svm"]["uuid"]}):
+                raise duplicate(f'Policy group "{body["name"]}" already exists.', 8388609, "name")
+            record["name"] = body["name"]
+            for volume in context.state.records("volumes"):
+                policy = (volume.get("qos") or {}).get("policy") or {}
+                if policy.get("uuid") == record["uuid"]:
+                    policy["name"] = body["name"]
+
+    def remove(self, context: Context, record: dict) -> None:
+        users = [v["name"] for v in context.state.records("volumes")
+                 if ((v.get("qos") or {}).get("policy") or {}).get("uuid") == record["uuid"]]
+        if users:
+            raise conflict(f'Policy group "{record["name"]}" is in use by volume "{users[0]}".', 8388612)
+        context.state.remove("qos_policies", record["uuid"])
+
+
+GRANULAR_MODES = ("basic", "advanced")
+ADVANCED_GRANULAR_DATA = (9, 16)  # advanced capacity balancing (GDD): ONTAP 9.16.1
+
+
+def set_granular_data(context: Context, volume: dict, body: dict) -> None:
+    """``granular_data`` and ``granular_data_mode`` of a FlexGroup: on is basic unless advanced is asked for
+    (advanced from ONTAP 9.16.1); neither can be turned back, as ONTAP says."""
+    if "granular_data" not in body and "granular_data_mode" not in body:
+        return
+    if volume.get("style") != "flexgroup":
+        raise conflict("Granular data is supported only on FlexGroup volumes.", 917920, "granular_data")
+    enabled, mode = volume.get("granular_data") is True, volume.get("granular_data_mode")
+    wanted = body.get("granular_data", True if "granular_data_mode" in body else enabled)
+    wanted_mode = body.get("granular_data_mode", mode or ("basic" if wanted else None))
+    if wanted_mode is not None and wanted_mode not in GRANULAR_MODES:
+        raise invalid_value("granular_data_mode", wanted_mode, "basic|advanced")
+    if enabled and not wanted:
+        raise conflict("Granular data cannot be disabled once it is enabled; restore from a snapshot taken before.", 917921,
+                       "granular_data")
+    if mode == "advanced" and wanted_mode == "basic":
+        raise conflict("Advanced capacity balancing cannot be turned back to basic.", 917922, "granular_data_mode")
+    version = context.state.cluster.get("version") or {}
+    if wanted_mode == "advanced" and (version.get("generation", 9), version.get("major", 0)) < ADVANCED_GRANULAR_DATA:
+        raise invalid_value("granular_data_mode", wanted_mode, "advanced needs ONTAP 9.16.1 or later on every node")
+    if wanted:
+        volume["granular_data"], volume["granular_data_mode"] = True, wanted_mode
+
+
+def set_qos_policy(context: Context, volume: dict, ref: dict) -> None:
+    """A volume's ``qos.policy`` (by name or uuid): a policy group of the volume's SVM; "none" clears it."""
+    if ref.get("name") == "none":
+        volume.pop("qos", None)
+        return
+    wanted = {key: ref[key] for key in ("name", "uuid") if ref.get(key)}
+    if not wanted:
+        raise missing("qos.policy.name")
+    policy = context.state.first("qos_policies", **wanted, **{"svm.uuid": volume["svm"]["uuid"]})
+    if policy is None:
+        raise not_found(f'Policy group "{wanted.get("name") or wanted.get("uuid")}" does not exist in SVM "{volume["svm"]["name"]}".',
+                        "qos.policy.name")
+    volume["qos"] = {"policy": {"name": policy["name"], "uuid": policy["uuid"]}}
+
+
+RESOURCES = [Aggregates(), Volumes(), SnapshotPolicies(), SnapshotPolicySchedules(), QosPolicies()]

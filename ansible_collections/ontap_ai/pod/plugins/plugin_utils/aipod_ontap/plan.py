@@ -369,7 +369,8 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
     volumes = records(info, "storage/volumes")
     svms_with_root = {dig(v, "svm.name") for v in volumes if v.get("is_svm_root")}
     volumes = [v for v in volumes if not v.get("is_svm_root")]
-    plan: dict[str, list] = {"flexgroups": [], "errors": []}
+    plan: dict[str, list] = {"qos_policies": _plan_qos_policies(model, records(info, "storage/qos/policies")),
+                             "flexgroups": [], "errors": []}
     for fg in m.flexgroups(model):
         key = f"{fg['svm']}:{fg['name']}"
         exists = fg["svm"] in svms_with_root
@@ -381,14 +382,19 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
                 "snapshot_policy": fg["snapshot_policy"] or options.get("snapshot_policy"),
                 "volume_security_style": fg["security_style"] or options.get("security_style", "unix"),
                 "space_guarantee": "none" if thin else "volume", "efficiency": efficiency,
-                "unix_permissions": fg["unix_permissions"] or options.get("unix_permissions")}
+                "unix_permissions": fg["unix_permissions"] or options.get("unix_permissions"),
+                "qos_policy_group": fg["qos_policy"]}
         current = next((v for v in volumes if v.get("name") == fg["name"] and dig(v, "svm.name") == fg["svm"]), None)
         after = {"size": fg["size_bytes"], "junction_path": want["junction_path"], "export_policy": want["export_policy"],
                  "snapshot_policy": want["snapshot_policy"], "security_style": want["volume_security_style"],
-                 "space_guarantee": want["space_guarantee"], "compression": "both" if efficiency else "none"}
+                 "space_guarantee": want["space_guarantee"], "compression": "both" if efficiency else "none",
+                 "qos_policy": fg["qos_policy"], "granular_data_mode": "advanced" if fg["granular_data"] else None}
+        # Granular Data Distribution: na_ontap_volume sets basic granular data only, so the role turns
+        # advanced on with a REST call of its own (gdd) after the volume exists.
+        gdd = fg["granular_data"] is True
         if current is None:
             plan["flexgroups"].append(_item(key, "create", want, _changes({}, {**after, "constituents": fg["constituents"]}),
-                                            svm_exists=exists))
+                                            svm_exists=exists, gdd=gdd))
             continue
         style = current.get("style")
         if style != "flexgroup":
@@ -411,7 +417,12 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
             continue
         have = {"size": size, "junction_path": dig(current, "nas.path"), "export_policy": dig(current, "nas.export_policy.name"),
                 "snapshot_policy": dig(current, "snapshot_policy.name"), "security_style": dig(current, "nas.security_style"),
-                "space_guarantee": dig(current, "guarantee.type"), "compression": dig(current, "efficiency.compression")}
+                "space_guarantee": dig(current, "guarantee.type"), "compression": dig(current, "efficiency.compression"),
+                "qos_policy": dig(current, "qos.policy.name"), "granular_data_mode": current.get("granular_data_mode")}
+        if fg["granular_data"] is False and current.get("granular_data") is True:
+            plan["errors"].append(f"FlexGroup {key} has granular data ({have['granular_data_mode'] or 'basic'}) on, and the model "
+                                  "turns it off; ONTAP cannot turn it off: set granular_data back to true, or remove the key.")
+            continue
         changes = _changes(have, after)
         if want["unix_permissions"] is not None:
             mode = int(str(want["unix_permissions"]), 8)
@@ -419,8 +430,29 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
             if not isinstance(current_mode, int) or int(str(current_mode), 8) != mode:
                 changes["unix_permissions"] = {"before": current_mode, "after": want["unix_permissions"]}
         if changes:
-            plan["flexgroups"].append(_item(key, "modify", want, changes, svm_exists=exists))
+            plan["flexgroups"].append(_item(key, "modify", want, changes, svm_exists=exists,
+                                            gdd=gdd and "granular_data_mode" in changes))
     return plan
+
+
+def _plan_qos_policies(model: dict, current: list[dict]) -> list[dict]:
+    """QoS policy groups to create or change (fixed limits); a policy the model does not name is left alone."""
+    items = []
+    for policy in m.qos_policies(model):
+        key = f"{policy['svm']}:{policy['name']}"
+        limits = {limit: policy[limit] for limit in m.QOS_LIMITS}
+        want = {"vserver": policy["svm"], "name": policy["name"],
+                "fixed_qos_options": {**limits, "capacity_shared": policy["shared"]}}
+        existing = next((p for p in current if p.get("name") == policy["name"] and dig(p, "svm.name") == policy["svm"]), None)
+        after = {**limits, "capacity_shared": policy["shared"]}
+        if existing is None:
+            items.append(_item(key, "create", want, _changes({}, after)))
+            continue
+        have = {field: dig(existing, f"fixed.{field}") or (False if field == "capacity_shared" else 0) for field in after}
+        changes = _changes(have, after)
+        if changes:
+            items.append(_item(key, "modify", want, changes))
+    return items
 
 
 # ---------------------------------------------------------------------------- Trident's account
@@ -505,6 +537,7 @@ def managed_objects(model: dict, options: dict | None = None) -> dict[str, int]:
         "vlan_ports": len(m.ontap_vlan_ports(model)),
         "broadcast_domains": len(m.broadcast_domains(model)),
         "snapshot_policies": len(m.as_list(ontap.get("snapshot_policies"))),
+        "qos_policies": len(m.qos_policies(model)),
         "svms": len(m.svms(model)),
         "nfs_services": len([s for s in m.svms(model) if "nfs" in (m.as_list(s.get("protocols")) or ["nfs"])]),
         "lifs": len(desired_lifs(model, options)),

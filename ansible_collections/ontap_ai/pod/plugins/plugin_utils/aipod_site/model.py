@@ -291,7 +291,7 @@ def flexgroups(model: dict) -> list[dict]:
 
     Each: {svm, name, size, size_bytes, aggregates, constituents_per_aggregate, constituents,
     junction_path, export_policy, snapshot_policy, security_style, thin_provisioning, efficiency,
-    unix_permissions}; optional settings stay None where the model is silent.
+    unix_permissions, qos_policy, granular_data}; optional settings stay None where the model is silent.
     """
     result = []
     for svm in svms(model):
@@ -315,7 +315,28 @@ def flexgroups(model: dict) -> list[dict]:
                 "thin_provisioning": flexgroup.get("thin_provisioning") if isinstance(flexgroup.get("thin_provisioning"), bool) else None,
                 "efficiency": flexgroup.get("efficiency") if isinstance(flexgroup.get("efficiency"), bool) else None,
                 "unix_permissions": as_str(flexgroup.get("unix_permissions")),
+                "qos_policy": as_str(flexgroup.get("qos_policy")),
+                "granular_data": flexgroup.get("granular_data") if isinstance(flexgroup.get("granular_data"), bool) else None,
             })
+    return result
+
+
+QOS_LIMITS = ("max_throughput_iops", "max_throughput_mbps", "min_throughput_iops", "min_throughput_mbps")
+
+
+def qos_policies(model: dict) -> list[dict]:
+    """Every QoS policy group of every SVM: {svm, name, shared, <limit>: int} with each limit 0 where
+    the model is silent (ONTAP's "none")."""
+    result = []
+    for svm in svms(model):
+        for policy in as_list(svm.get("qos_policies")):
+            policy = as_dict(policy)
+            name = as_str(policy.get("name"))
+            if not name:
+                continue
+            entry = {"svm": svm["name"], "name": name, "shared": policy.get("shared") is True}
+            entry.update({limit: as_int(policy.get(limit)) or 0 for limit in QOS_LIMITS})
+            result.append(entry)
     return result
 
 

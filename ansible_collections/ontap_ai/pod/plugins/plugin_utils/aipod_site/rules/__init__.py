@@ -37,6 +37,7 @@ RULES: list[Rule] = [
     ontap.svm_settings,
     ontap.data_lifs,
     ontap.flexgroups,
+    ontap.qos_policies,
     ontap.export_policies,
     # hosts
     hosts.host_nics,

@@ -17,6 +17,7 @@ SVM_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,46}$")
 VOLUME_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,202}$")
 POLICY_NAME = re.compile(r"^[A-Za-z0-9._-]{1,256}$")
 LIF_NAME = re.compile(r"^[A-Za-z0-9._-]{1,255}$")
+GRANULAR_DATA_RELEASE = (9, 16, 1)  # the release NetApp's NVA-1175 names for FlexGroups with GDD
 
 
 def ontap_ports_and_groups(ctx: Context) -> None:
@@ -241,6 +242,7 @@ def flexgroups(ctx: Context) -> None:
             continue
         svm_aggregates = [a for a in m.as_list(svm.get("aggregates")) if isinstance(a, str)]
         policies = {m.as_dict(p).get("name") for p in m.as_list(svm.get("export_policies"))}
+        qos_names = {m.as_str(m.as_dict(p).get("name")) for p in m.as_list(svm.get("qos_policies"))} - {None}
         names: dict[str, int] = {}
         paths: dict[str, int] = {}
         for fg_index, flexgroup in enumerate(m.as_list(svm.get("flexgroups"))):
@@ -290,9 +292,46 @@ def flexgroups(ctx: Context) -> None:
                 ctx.error("dangling-reference", path + ("export_policy",),
                           f"export policy {flexgroup.get('export_policy')} is not declared in SVM {svm.get('name')}",
                           f"use one of {', '.join(sorted(p for p in policies if p))}")
+            qos = flexgroup.get("qos_policy")
+            if "qos_policy" in flexgroup and qos not in qos_names:
+                ctx.error("dangling-reference", path + ("qos_policy",), f"QoS policy {qos} is not declared in SVM {svm.get('name')}",
+                          f"declare it under the SVM's qos_policies{' (' + ', '.join(sorted(qos_names)) + ')' if qos_names else ''}")
+            if flexgroup.get("granular_data") is True and not _at_least(ontap.get("version"), GRANULAR_DATA_RELEASE):
+                ctx.error("flexgroup", path + ("granular_data",),
+                          f"Granular Data Distribution needs ONTAP {'.'.join(map(str, GRANULAR_DATA_RELEASE))} or later; "
+                          + (f"ontap.version is {ontap.get('version')}" if ontap.get("version") else "ontap.version is not declared"),
+                          "declare the release the cluster runs in ontap.version (9.16.1 or later), or drop granular_data")
             if "snapshot_policy" in flexgroup and flexgroup.get("snapshot_policy") not in snapshot_policies:
                 ctx.error("dangling-reference", path + ("snapshot_policy",), f"snapshot policy {flexgroup.get('snapshot_policy')} is not declared",
                           "use default, none, or a policy under ontap.snapshot_policies")
+
+
+def _at_least(version: Any, release: tuple[int, ...]) -> bool:
+    match = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", str(version or ""))
+    return bool(match) and tuple(int(part) for part in match.groups()) >= release
+
+
+def qos_policies(ctx: Context) -> None:
+    """QoS policy groups: unique names per SVM, a limit at all, and no floor above its ceiling."""
+    for index, svm in enumerate(m.as_list(m.as_dict(ctx.model.get("ontap")).get("svms"))):
+        seen: set[str] = set()
+        for policy_index, policy in enumerate(m.as_list(m.as_dict(svm).get("qos_policies"))):
+            if not isinstance(policy, dict):
+                continue
+            path = ("ontap", "svms", index, "qos_policies", policy_index)
+            name = m.as_str(policy.get("name"))
+            if name in seen:
+                ctx.error("qos-policy", path + ("name",), f"QoS policy {name} is declared twice in SVM {svm.get('name')}")
+            seen.add(name or "")
+            limits = {key: m.as_int(policy.get(key)) or 0 for key in m.QOS_LIMITS}
+            if not any(limits.values()):
+                ctx.error("qos-policy", path, f"QoS policy {name} sets no limit", "give it max_throughput_iops/_mbps or a minimum")
+            for unit in ("iops", "mbps"):
+                floor, ceiling = limits[f"min_throughput_{unit}"], limits[f"max_throughput_{unit}"]
+                if floor and ceiling and floor > ceiling:
+                    ctx.error("qos-policy", path + (f"min_throughput_{unit}",),
+                              f"QoS policy {name}: the floor {floor} is above the ceiling {ceiling} ({unit})",
+                              "lower the minimum or raise the maximum")
 
 
 def _clients_networks(ctx: Context, clients: list, path: tuple) -> set[str]:
