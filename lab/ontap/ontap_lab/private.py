@@ -55,6 +55,13 @@ class PrivateLab:
     def client(self) -> LabClient:
         return LabClient(settings_from_env(str(self.inventory), str(self.root / ".lab")))
 
+    def records(self, path: str) -> list[dict]:
+        """The records of a collection GET (``/api/...``) on this lab, as admin."""
+        status, body = self.client().request("GET", path)
+        if status != 200:
+            raise AssertionError(f"GET {path} answered {status}: {body}")
+        return body["records"]
+
     def play(self, *args: str, log: pathlib.Path | None = None) -> tuple[int, dict[str, dict[str, int]], str]:
         """Run playbooks/storage.yml against this lab: (rc, recap per host, output)."""
         done = subprocess.run([str(REPO / ".venv" / "bin" / "ansible-playbook"), "-i", str(self.inventory / "hosts.yml"),

@@ -36,13 +36,18 @@ def _ref(record: dict, href: str) -> dict:
     return {"name": record["name"], "uuid": record["uuid"], "_links": {"self": {"href": href}}}
 
 
+def is_afx(ontap: dict[str, Any]) -> bool:
+    """AFX, disaggregated ONTAP: a cluster without aggregates (the model's platform says so)."""
+    return "AFX" in str(ontap.get("platform") or "").upper()
+
+
 def seed_state(ontap: dict[str, Any], admin_user: str = "admin") -> State:
     """The state of a new cluster described by the model's ``ontap`` section."""
     state = State()
     cluster = {"name": ontap["cluster_name"], "uuid": new_uuid(), "version": ontap_version(ontap.get("version")),
                "location": "ONTAP AI pod lab", "contact": "", "timezone": {"name": "Etc/UTC"},
                "management_interfaces": [{"name": "cluster_mgmt", "ip": {"address": ontap["mgmt_address"]}}],
-               "san_optimized": False, "disaggregated": False}
+               "san_optimized": False, "disaggregated": is_afx(ontap)}
     state.data["cluster"] = cluster
 
     ipspaces = {}
@@ -114,6 +119,14 @@ def seed_state(ontap: dict[str, Any], admin_user: str = "admin") -> State:
                 "space": {"block_storage": {"size": size, "used": 0, "available": size},
                           "efficiency": {"ratio": 1.0}},
             })
+
+    if is_afx(ontap):
+        # AFX: no aggregates. The nodes share one storage availability zone, kept out of the API; the
+        # endpoint places volumes in it (resources.storage).
+        uuid = new_uuid()
+        size = 24 * len(nodes) * SSD_BYTES
+        state.put("availability_zones", uuid, {"uuid": uuid, "name": "storage_availability_zone_0",
+                                               "space": {"block_storage": {"size": size, "used": 0, "available": size}}})
 
     _seed_lifs(state, ontap, node_records, ipspaces["Default"])
     _seed_service_policies(state, ipspaces)

@@ -32,6 +32,9 @@ COMPRESSION = {"inline", "background", "both", "none", "mixed"}
 MIN_VOLUME = 20 * 1024 ** 2
 
 
+AFX_CONSTITUENTS_PER_NODE = 4
+
+
 def _constituent_name(name: str, number: int) -> str:
     return f"{name}__{number:04d}"
 
@@ -75,14 +78,19 @@ class Volumes(Collection):
         return f"/api/storage/volumes/{record['uuid']}{suffix}"
 
     def compute(self, context: Context, record: dict) -> None:
+        disaggregated = bool(context.state.cluster.get("disaggregated"))
         if record.get("style") == "flexgroup":
             parts = self._constituents(context, record)
-            record["constituents"] = [{"name": part["name"], "aggregates": dict(part["aggregates"][0]),
-                                       "space": {"size": part["space"]["size"]}} for part in parts]
+            record["constituents"] = [{"name": part["name"], "space": {"size": part["space"]["size"]},
+                                       **({} if disaggregated else {"aggregates": dict(part["aggregates"][0])})} for part in parts]
             record["constituent_count"] = len(parts)
         else:
             # Only FlexGroups have constituents; ONTAP's schema refuses a count of 0 (older states stored one).
             record.pop("constituent_count", None)
+        if disaggregated:
+            # No aggregates on AFX: a volume shows none (its placement is ONTAP's).
+            record.pop("aggregates", None)
+            record.pop("constituents_per_aggregate", None)
         if record.get("style") == "flexgroup_constituent":
             return
         if record.get("style") == "flexgroup":
@@ -109,6 +117,10 @@ class Volumes(Collection):
         clone = body.get("clone") or {}
         if clone.get("is_flexclone") or clone.get("parent_volume"):
             return self._create_clone(context, body, svm)
+        disaggregated = bool(context.state.cluster.get("disaggregated"))
+        if disaggregated and body.get("aggregates"):
+            raise invalid_value("aggregates", body["aggregates"][0].get("name") if isinstance(body["aggregates"][0], dict) else body["aggregates"],
+                                "an AFX cluster has no aggregates: ONTAP places the volume")
         aggregates = [reference(context, "aggregates", ref, "Aggregate", f"aggregates[{i}].name")
                       for i, ref in enumerate(body.get("aggregates") or [])]
         multiplier = body.get("constituents_per_aggregate")
@@ -117,7 +129,13 @@ class Volumes(Collection):
             raise invalid_value("style", style, "flexvol|flexgroup")
         if style == "flexvol" and (len(aggregates) > 1 or multiplier):
             raise conflict("A FlexVol volume lives on exactly one aggregate; use style flexgroup for several.", 917836, "style")
-        if not aggregates:
+        if disaggregated:
+            # AFX places a FlexGroup's constituents itself: the lab gives it AFX_CONSTITUENTS_PER_NODE per node
+            # (its own choice; NetApp does not publish the rule) in the one storage availability zone.
+            aggregates = context.state.records("availability_zones")[:1]
+            if style == "flexgroup":
+                multiplier = AFX_CONSTITUENTS_PER_NODE * max(len(context.state.records("nodes")), 1)
+        elif not aggregates:
             svm_aggregates = [context.state.get("aggregates", a["uuid"]) for a in svm.get("aggregates", [])]
             aggregates = [a for a in svm_aggregates if a] or context.state.records("aggregates")[:1]
             if style == "flexvol":
@@ -218,7 +236,7 @@ class Volumes(Collection):
 
     @staticmethod
     def _check_space(context: Context, aggregates: list[dict], size: int, count: int, guarantee: str) -> None:
-        if guarantee != "volume":
+        if guarantee != "volume" or context.state.cluster.get("disaggregated"):
             return
         share = size // count
         per_aggregate = share * (count // len(aggregates))

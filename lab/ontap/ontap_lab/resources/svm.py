@@ -125,7 +125,9 @@ class Svms(Collection):
         policy_id = state.next_number("export_policy_id", start=12884901889)
         state.put("export_policies", str(policy_id),
                   {"id": policy_id, "name": "default", "svm": svm_ref(svm), "rules": []})
-        aggregate = aggregates[0] if aggregates else named_ref(state.records("aggregates")[0], "")
+        # An AFX cluster has no aggregates: the root volume lives in the storage availability zone.
+        pool = state.records("aggregates") or state.records("availability_zones")
+        aggregate = aggregates[0] if aggregates else named_ref(pool[0], "")
         root_uuid = new_uuid()
         state.put("volumes", root_uuid, {
             "uuid": root_uuid, "name": root_volume_name(svm["name"]), "svm": svm_ref(svm), "style": "flexvol",

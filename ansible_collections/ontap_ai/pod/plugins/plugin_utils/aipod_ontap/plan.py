@@ -200,13 +200,15 @@ def plan_svms(model: dict, info: Any, options: dict | None = None) -> dict:
     for svm in m.svms(model):
         name = svm["name"]
         allowed = [p for p in m.as_list(svm.get("protocols")) if isinstance(p, str)] or ["nfs"]
-        want = {"name": name, "ipspace": m.as_str(svm.get("ipspace")) or "Default",
-                "aggregates": sorted(a for a in m.as_list(svm.get("aggregates")) if isinstance(a, str)),
+        # AFX: no aggregates to assign (None leaves the SVM's alone; ONTAP places its volumes)
+        aggregates = None if m.ontap_disaggregated(model) else sorted(a for a in m.as_list(svm.get("aggregates")) if isinstance(a, str))
+        want = {"name": name, "ipspace": m.as_str(svm.get("ipspace")) or "Default", "aggregates": aggregates,
                 "snapshot_policy": m.as_str(svm.get("snapshot_policy")) or options.get("snapshot_policy", "default"),
                 "services": {protocol: {"allowed": protocol in allowed} for protocol in ALL_PROTOCOLS}}
         current = next((s for s in current_svms if s.get("name") == name), None)
         if current is None:
-            plan["svms"].append(_item(name, "create", want, {"aggregates": {"before": None, "after": want["aggregates"]}}))
+            plan["svms"].append(_item(name, "create", want, {"aggregates": {"before": None, "after": want["aggregates"]}}
+                                      if want["aggregates"] is not None else {"name": {"before": None, "after": name}}))
         else:
             have = {"ipspace": dig(current, "ipspace.name"),
                     "aggregates": sorted(a.get("name") for a in m.as_list(current.get("aggregates"))),
@@ -376,8 +378,10 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
         exists = fg["svm"] in svms_with_root
         thin = fg["thin_provisioning"] if fg["thin_provisioning"] is not None else options.get("thin_provisioning", True)
         efficiency = fg["efficiency"] if fg["efficiency"] is not None else options.get("efficiency", True)
-        want = {"vserver": fg["svm"], "name": fg["name"], "size": fg["size_bytes"], "aggr_list": fg["aggregates"],
-                "aggr_list_multiplier": fg["constituents_per_aggregate"], "junction_path": fg["junction_path"],
+        want = {"vserver": fg["svm"], "name": fg["name"], "size": fg["size_bytes"],
+                # AFX: no aggregates; na_ontap_volume asks ONTAP to place the FlexGroup (auto_provision_as)
+                "aggr_list": fg["aggregates"] or None, "aggr_list_multiplier": fg["constituents_per_aggregate"],
+                "auto_provision": fg["placed_by_ontap"], "junction_path": fg["junction_path"],
                 "export_policy": fg["export_policy"],
                 "snapshot_policy": fg["snapshot_policy"] or options.get("snapshot_policy"),
                 "volume_security_style": fg["security_style"] or options.get("security_style", "unix"),
@@ -410,7 +414,9 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
             continue
         have_aggregates = sorted(a.get("name") for a in m.as_list(current.get("aggregates")))
         count = current.get("constituent_count")
-        if have_aggregates != sorted(fg["aggregates"]) or (fg["constituents"] and isinstance(count, int) and count != fg["constituents"]):
+        if fg["placed_by_ontap"]:
+            pass  # AFX: the constituents and their places are ONTAP's
+        elif have_aggregates != sorted(fg["aggregates"]) or (fg["constituents"] and isinstance(count, int) and count != fg["constituents"]):
             plan["errors"].append(f"FlexGroup {key} has {count} constituents on {', '.join(have_aggregates)}; the model asks "
                                   f"{fg['constituents']} on {', '.join(fg['aggregates'])}. Constituents are never removed, "
                                   "and adding them (volume expand) rebalances data: do it by hand, then update the model.")

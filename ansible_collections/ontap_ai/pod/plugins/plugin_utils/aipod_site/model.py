@@ -285,15 +285,22 @@ def export_policies(model: dict) -> list[dict]:
     return result
 
 
+def ontap_disaggregated(model: dict) -> bool:
+    """AFX (disaggregated ONTAP): no aggregates; ONTAP places volumes in its storage availability zone."""
+    return "AFX" in (as_str(as_dict(model.get("ontap")).get("platform")) or "").upper()
+
+
 def flexgroups(model: dict) -> list[dict]:
     """Every FlexGroup of every SVM with its aggregates resolved (the SVM's unless listed), its size
     in bytes and its constituent count (aggregates x constituents_per_aggregate).
 
     Each: {svm, name, size, size_bytes, aggregates, constituents_per_aggregate, constituents,
     junction_path, export_policy, snapshot_policy, security_style, thin_provisioning, efficiency,
-    unix_permissions, qos_policy, granular_data}; optional settings stay None where the model is silent.
+    unix_permissions, qos_policy, granular_data, placed_by_ontap}; optional settings stay None where the model
+    is silent. On AFX (placed_by_ontap) a FlexGroup has no aggregates and ONTAP decides its constituents (None).
     """
     result = []
+    placed_by_ontap = ontap_disaggregated(model)
     for svm in svms(model):
         svm_aggregates = [a for a in as_list(svm.get("aggregates")) if isinstance(a, str)]
         for flexgroup in as_list(svm.get("flexgroups")):
@@ -301,8 +308,8 @@ def flexgroups(model: dict) -> list[dict]:
             name = as_str(flexgroup.get("name"))
             if not name:
                 continue
-            aggregates = [a for a in as_list(flexgroup.get("aggregates")) if isinstance(a, str)] or svm_aggregates
-            per_aggregate = as_int(flexgroup.get("constituents_per_aggregate"))
+            aggregates = [] if placed_by_ontap else [a for a in as_list(flexgroup.get("aggregates")) if isinstance(a, str)] or svm_aggregates
+            per_aggregate = None if placed_by_ontap else as_int(flexgroup.get("constituents_per_aggregate"))
             result.append({
                 "svm": svm["name"], "name": name, "size": as_str(flexgroup.get("size")),
                 "size_bytes": size_bytes(flexgroup.get("size")), "aggregates": aggregates,
@@ -317,6 +324,7 @@ def flexgroups(model: dict) -> list[dict]:
                 "unix_permissions": as_str(flexgroup.get("unix_permissions")),
                 "qos_policy": as_str(flexgroup.get("qos_policy")),
                 "granular_data": flexgroup.get("granular_data") if isinstance(flexgroup.get("granular_data"), bool) else None,
+                "placed_by_ontap": placed_by_ontap,
             })
     return result
 

@@ -36,6 +36,7 @@ RULES: list[Rule] = [
     ontap.ontap_ports_and_groups,
     ontap.svm_settings,
     ontap.data_lifs,
+    ontap.aggregates_or_placement,
     ontap.flexgroups,
     ontap.qos_policies,
     ontap.export_policies,

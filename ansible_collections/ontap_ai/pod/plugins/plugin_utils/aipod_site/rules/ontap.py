@@ -306,6 +306,44 @@ def flexgroups(ctx: Context) -> None:
                           "use default, none, or a policy under ontap.snapshot_policies")
 
 
+def aggregates_or_placement(ctx: Context) -> None:
+    """AFF and ASA place volumes on the aggregates the model names; AFX has none and places them itself."""
+    ontap = m.as_dict(ctx.model.get("ontap"))
+    afx = m.ontap_disaggregated(ctx.model)
+    platform = ontap.get("platform")
+    for index, node in enumerate(m.as_list(ontap.get("nodes"))):
+        if not isinstance(node, dict):
+            continue
+        path = ("ontap", "nodes", index, "aggregates")
+        if afx and "aggregates" in node:
+            ctx.error("aggregates", path, f"node {node.get('name')}: {platform} is AFX, which has no aggregates",
+                      "remove the node's aggregates: AFX keeps its disks in one storage availability zone")
+        elif not afx and not node.get("aggregates"):
+            ctx.error("aggregates", path, f"node {node.get('name')} declares no aggregates",
+                      "list its aggregates (name, disk_count); only an AFX platform has none")
+    for index, svm in enumerate(m.as_list(ontap.get("svms"))):
+        if not isinstance(svm, dict):
+            continue
+        path = ("ontap", "svms", index)
+        if afx and "aggregates" in svm:
+            ctx.error("aggregates", path + ("aggregates",), f"SVM {svm.get('name')}: AFX has no aggregates to assign",
+                      "remove the SVM's aggregates")
+        elif not afx and not svm.get("aggregates"):
+            ctx.error("aggregates", path + ("aggregates",), f"SVM {svm.get('name')} has no aggregates (Trident fails without them)",
+                      "assign the aggregates its FlexGroups use")
+        for fg_index, flexgroup in enumerate(m.as_list(svm.get("flexgroups"))):
+            if not isinstance(flexgroup, dict):
+                continue
+            fg_path = path + ("flexgroups", fg_index)
+            for key in ("aggregates", "constituents_per_aggregate"):
+                if afx and key in flexgroup:
+                    ctx.error("aggregates", fg_path + (key,), f"FlexGroup {flexgroup.get('name')}: {key} on AFX, where ONTAP places "
+                              "the FlexGroup", f"remove {key}")
+            if not afx and "constituents_per_aggregate" not in flexgroup:
+                ctx.error("aggregates", fg_path, f"FlexGroup {flexgroup.get('name')} does not say how many constituents each aggregate gets",
+                          "set constituents_per_aggregate (8 is typical on AFF)")
+
+
 def _at_least(version: Any, release: tuple[int, ...]) -> bool:
     match = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", str(version or ""))
     return bool(match) and tuple(int(part) for part in match.groups()) >= release

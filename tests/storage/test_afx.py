@@ -1,0 +1,81 @@
+"""AFX, disaggregated ONTAP: no aggregates. The lab pod's model as an AFX 1K (no aggregates on the
+nodes, the SVM or the FlexGroups) against a private lab endpoint seeded from it, which answers as AFX
+does: `disaggregated` true, no aggregates, a volume POST naming one refused, FlexGroups placed by
+ONTAP. The unchanged netapp.ontap modules create the SVM without aggregates and the FlexGroups with
+`auto_provision_as`; a re-run changes nothing."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import yaml
+from ontap_lab.private import PrivateLab
+from project_paths import REPO
+
+pytestmark = [pytest.mark.lab, pytest.mark.slow]
+
+
+def afx_inventory(target):
+    """inventories/lab as an AFX 1K cluster: the keys AFX has no use for removed, REST for Trident."""
+    shutil.copytree(REPO / "inventories" / "lab", target)
+    ontap_file = target / "group_vars" / "all" / "ontap.yml"
+    data = yaml.safe_load(ontap_file.read_text())
+    ontap = data["ontap"]
+    ontap["platform"] = "AFX 1K"
+    for node in ontap["nodes"]:
+        node.pop("aggregates")
+    for svm in ontap["svms"]:
+        svm.pop("aggregates")
+        for flexgroup in svm.get("flexgroups", []):
+            flexgroup.pop("constituents_per_aggregate")
+    ontap_file.write_text("---\n" + yaml.safe_dump(data, sort_keys=False))
+    trident_file = target / "group_vars" / "all" / "trident.yml"
+    trident = yaml.safe_load(trident_file.read_text())
+    for backend in trident["trident"]["backends"]:
+        if backend["driver"].startswith("ontap"):
+            backend["use_rest"] = True
+    trident_file.write_text("---\n" + yaml.safe_dump(trident, sort_keys=False))
+    return target
+
+
+@pytest.fixture(scope="module")
+def afx_lab(tmp_path_factory):
+    base = afx_inventory(tmp_path_factory.mktemp("afx-inventory") / "lab")
+    lab = PrivateLab(tmp_path_factory.mktemp("afx-lab"), base_inventory=base)
+    lab.lab("start")
+    try:
+        yield lab
+    finally:
+        lab.lab("stop")
+
+
+def test_the_storage_layer_converges_on_afx_with_flexgroups_placed_by_ontap(afx_lab, tmp_path):
+    client = afx_lab.client()
+    status, cluster = client.request("GET", "/api/cluster?fields=disaggregated")
+    assert status == 200 and cluster["disaggregated"] is True
+    assert afx_lab.records("/api/storage/aggregates") == []
+
+    rc, recap, output = afx_lab.play(log=tmp_path / "first.log")
+    assert rc == 0, output[-5000:]
+    assert recap["lab-ontap"]["changed"] > 0
+    assert "placed by ONTAP" in output
+
+    [svm] = afx_lab.records("/api/svm/svms?fields=aggregates")
+    assert not svm.get("aggregates")
+    flexgroups = {v["name"]: v for v in afx_lab.records("/api/storage/volumes?style=flexgroup&fields=constituent_count,aggregates,"
+                                                         "qos.policy.name,granular_data_mode,nas.path")}
+    assert set(flexgroups) == {"data", "home"}
+    assert all(v["constituent_count"] >= 1 and "aggregates" not in v for v in flexgroups.values()), flexgroups
+    assert flexgroups["data"]["qos"]["policy"]["name"] == "lab-data-floor"
+    assert flexgroups["data"]["granular_data_mode"] == "advanced" and flexgroups["data"]["nas"]["path"] == "/data"
+
+    rc, recap, output = afx_lab.play(log=tmp_path / "again.log")
+    assert rc == 0 and recap["lab-ontap"]["changed"] == 0, output[-3000:]
+
+
+def test_afx_refuses_a_volume_on_an_aggregate(afx_lab):
+    client = afx_lab.client()
+    status, answer = client.request("POST", "/api/storage/volumes?return_timeout=30", {
+        "name": "placed_by_hand", "svm": {"name": "lab-data"}, "aggregates": [{"name": "lab_ontap_01_ssd_1"}], "size": 1024 ** 3})
+    message = answer["error"]["message"] if status >= 400 else str(answer)
+    assert status >= 400 and "has no aggregates" in message, (status, answer)
