@@ -57,3 +57,22 @@ def test_a_policy_sets_a_limit_and_no_floor_above_its_ceiling_and_is_declared_on
     messages = " | ".join(message for _rule, _key, message in found)
     assert "empty sets no limit" in messages and "the floor 5000 is above the ceiling 1000 (iops)" in messages
     assert "lab-data-floor is declared twice" in messages
+
+
+def test_a_management_svm_serves_home_over_the_in_band_network():
+    """NVA-1173/1175: the data SVM over the storage network, the management SVM's home directories over in-band."""
+    from project_paths import REPO, SAMPLE_VAULT_PASSWORD
+
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+
+    model = load_site(str(REPO / "inventories" / "sample-aipod"), decrypt=make_decryptor(SAMPLE_VAULT_PASSWORD)).model
+    mounts = {entry["path"]: entry for entry in m.mount_plan(model, "dgx01")}
+    assert (mounts["/mnt/data"]["svm"], mounts["/mnt/data"]["network"], mounts["/mnt/data"]["nic"]) == ("basepod-data", "storage", "bond1")
+    home = mounts["/home"]
+    assert (home["svm"], home["network"], home["nic"]) == ("basepod-mgmt", "inband", "bond0")
+    assert home["server"] in ("192.168.31.21", "192.168.31.22")  # a management-SVM LIF, spread like the others
+    assert home["options"][:2] == ["vers=3", "proto=tcp"]
+    model["hosts"]["dgx01"]["dgx"].pop("inband")
+    site = dataclasses.replace(SITE, model=model, findings=[])
+    refused = [f.message for f in check_model(site, check_files=False) if f.severity == "error" and f.rule == "mount"]
+    assert any("dgx01 has no storage or in-band network on which SVM basepod-mgmt has a data LIF" in text for text in refused), refused

@@ -548,7 +548,7 @@ def storage_networks_of_hosts(model: dict, hosts: Iterable[str]) -> list[str]:
 def mount_plan(model: dict, host: str) -> list[dict]:
     """The NFS mounts of one DGX, each with the data LIF it uses.
 
-    Candidates are the SVM's data LIFs on the host's own storage networks, ordered so that
+    Candidates are the SVM's data LIFs on the host's own storage (or in-band) networks, ordered so that
     consecutive entries alternate ONTAP nodes first and networks second. The host's position
     among all DGX hosts (natural order) plus the mount's position picks one: hosts spread over
     every node, and one host's mounts spread over LIFs, the same way on every run.
@@ -568,7 +568,10 @@ def mount_plans(model: dict, hosts: Iterable[str] | None = None) -> dict[str, li
 
 
 def _mount_plan(model: dict, host: str, position: int, shared: dict) -> list[dict]:
-    nics = {nic["network"]: name for name, nic in host_interfaces(model, host).items() if nic["kind"] == "storage"}
+    # The host's storage networks, and its in-band network: a management SVM (NVA-1175's home
+    # directories) serves the DGX over in-band, its data SVM over the storage networks.
+    nics = {nic["network"]: name for name, nic in host_interfaces(model, host).items()
+            if nic["kind"] in ("storage", "inband") and nic["address"]}
     network_order, node_order, lifs, svm_by_name = (shared["network_order"], shared["node_order"], shared["lifs"],
                                                     shared["svm_by_name"])
     plan = []

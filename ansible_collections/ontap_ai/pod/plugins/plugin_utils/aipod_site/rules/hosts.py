@@ -180,7 +180,8 @@ def compute_mounts(ctx: Context) -> None:
                           f"use at most {limit}")
         lif_networks = {lif["network"] for lif in ctx.lifs if lif["svm"] == svm["name"]}
         for host in ctx.dgx:
-            host_networks = {nic["network"] for nic in m.host_interfaces(ctx.model, host).values() if nic["kind"] == "storage"}
+            host_networks = {nic["network"] for nic in m.host_interfaces(ctx.model, host).values()
+                             if nic["kind"] in ("storage", "inband") and nic["address"]}
             if host_networks and not host_networks & lif_networks:
-                ctx.error("mount", path, f"{host} has no storage network on which SVM {svm['name']} has a data LIF; it cannot mount {mount.get('path')}",
-                          "add a LIF on the host's storage network")
+                ctx.error("mount", path, f"{host} has no storage or in-band network on which SVM {svm['name']} has a data LIF; "
+                          f"it cannot mount {mount.get('path')}", "add a LIF on the host's storage (or in-band) network")
