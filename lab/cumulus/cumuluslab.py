@@ -25,6 +25,7 @@ import hashlib
 import ipaddress
 import json
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -64,6 +65,7 @@ exec /usr/sbin/sshd -D -e
 """
 
 SSHD = """# Cumulus switch stand-in: key-only login as cumulus on the switch's loopback address.
+# Named 00- so that its settings come first: sshd keeps the first value it reads.
 ListenAddress {address}:{port}
 HostKey /etc/ssh/ssh_host_ed25519_key
 AllowUsers cumulus
@@ -79,7 +81,7 @@ MaxSessions 64
 
 NV = """#!/bin/sh
 # NVUE's command line on the lab's object model (lab/nvue): this switch's name and front-panel ports.
-NVUE_HOSTNAME='{hostname}' NVUE_PORTS='{ports}' NVUE_STATE=/var/lib/aipod-nvue/state.json \\
+NVUE_HOSTNAME={hostname} NVUE_PORTS={ports} NVUE_STATE=/var/lib/aipod-nvue/state.json \\
   exec /usr/bin/python3 -S /usr/lib/aipod-nvue/nv.py "$@"
 """
 
@@ -157,12 +159,12 @@ def create(switch: Switch, image: str, digest: str) -> None:
             target = root / "etc" / "ssh" / f"ssh_host_ed25519_key{suffix}"
             shutil.copy(STATE / "hostkeys" / switch.name / target.name, target)
             target.chmod(mode)
-        (root / "etc/ssh/sshd_config.d/20-aipod-cumulus.conf").write_text(SSHD.format(address=switch.address, port=SSH_PORT))
+        (root / "etc/ssh/sshd_config.d/00-aipod-cumulus.conf").write_text(SSHD.format(address=switch.address, port=SSH_PORT))
         shutil.copy(ssh_dir() / "id_ed25519.pub", root / "etc/aipod-cumulus/authorized_keys")
         for source in NVUE_SOURCE.glob("*.py"):
             shutil.copy(source, root / "usr/lib/aipod-nvue" / source.name)
         (root / "usr/local/sbin/aipod-cumulus-start").write_text(START)
-        (root / "usr/bin/nv").write_text(NV.format(hostname=switch.name, ports=switch.ports))
+        (root / "usr/bin/nv").write_text(NV.format(hostname=shlex.quote(switch.name), ports=switch.ports))
         (root / "usr/bin/nv").chmod(0o755)
         podman("cp", f"{staging}/.", f"{switch.container}:/")
     podman("start", switch.container)

@@ -25,6 +25,7 @@ import concurrent.futures
 import contextlib
 import fcntl
 import hashlib
+import inspect
 import ipaddress
 import json
 import os
@@ -553,11 +554,14 @@ def dispatch(argv: list[str], commands: dict, usage: str, report) -> int:
     if len(argv) < 2 or argv[1] not in commands:
         print(usage)
         return 2
+    command = commands[argv[1]]
     try:
-        return commands[argv[1]](*argv[2:])
+        inspect.signature(command).bind(*argv[2:])
     except TypeError:
         print(usage)
         return 2
+    try:
+        return command(*argv[2:])
     except LabError as error:
         report(f"error: {error}")
         return 1

@@ -103,7 +103,9 @@ def main(argv: list[str]) -> int:
                 elif action == "apply":
                     print(switch.apply(rest[0] if rest else None, options["message"]))
                 elif action == "show":
-                    _print(switch.config("applied"), options["output"])
+                    # As NVUE prints it: a header, then the applied revision as one `set` tree.
+                    header = {"model": "lab", "nvue-api-version": "nvue_v1", "rev-id": 1.0, "version": "Cumulus Linux 5.9.1"}
+                    _print([{"header": header}, {"set": switch.config("applied")}], options["output"])
                 elif action == "history":
                     _print(switch.history(), options["output"])
                 elif action == "save":

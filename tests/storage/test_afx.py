@@ -1,8 +1,9 @@
 """AFX, disaggregated ONTAP: no aggregates. The lab pod's model as an AFX 1K (no aggregates on the
 nodes, the SVM or the FlexGroups) against a private lab endpoint seeded from it, which answers as AFX
 does: `disaggregated` true, no aggregates, a volume POST naming one refused, FlexGroups placed by
-ONTAP. The unchanged netapp.ontap modules create the SVM without aggregates and the FlexGroups with
-`auto_provision_as`; a re-run changes nothing."""
+ONTAP. The SVM is created without aggregates (na_ontap_svm), each FlexGroup with one REST POST of
+style flexgroup (na_ontap_restit; na_ontap_volume's auto_provision_as sends what AFX refuses) and
+then checked by na_ontap_volume; a re-run changes nothing."""
 from __future__ import annotations
 
 import shutil
@@ -22,6 +23,7 @@ def afx_inventory(target):
     data = yaml.safe_load(ontap_file.read_text())
     ontap = data["ontap"]
     ontap["platform"] = "AFX 1K"
+    ontap["version"] = "9.17.1"
     for node in ontap["nodes"]:
         node.pop("aggregates")
     for svm in ontap["svms"]:
@@ -73,9 +75,13 @@ def test_the_storage_layer_converges_on_afx_with_flexgroups_placed_by_ontap(afx_
     assert rc == 0 and recap["lab-ontap"]["changed"] == 0, output[-3000:]
 
 
-def test_afx_refuses_a_volume_on_an_aggregate(afx_lab):
+def test_afx_refuses_a_volume_on_an_aggregate_and_the_auto_provision_body(afx_lab):
+    """A volume naming an aggregate, and what na_ontap_volume's auto_provision_as sends
+    (constituents_per_aggregate without aggregates), which is why the role creates AFX FlexGroups itself."""
     client = afx_lab.client()
-    status, answer = client.request("POST", "/api/storage/volumes?return_timeout=30", {
-        "name": "placed_by_hand", "svm": {"name": "lab-data"}, "aggregates": [{"name": "lab_ontap_01_ssd_1"}], "size": 1024 ** 3})
-    message = answer["error"]["message"] if status >= 400 else str(answer)
-    assert status >= 400 and "has no aggregates" in message, (status, answer)
+    for extra, refusal in (({"aggregates": [{"name": "lab_ontap_01_ssd_1"}]}, "has no aggregates"),
+                           ({"style": "flexgroup", "constituents_per_aggregate": 1}, "use constituent_count")):
+        status, answer = client.request("POST", "/api/storage/volumes?return_timeout=30", {
+            "name": "placed_by_hand", "svm": {"name": "lab-data"}, "size": 1024 ** 3, **extra})
+        message = answer["error"]["message"] if status >= 400 else str(answer)
+        assert status >= 400 and refusal in message, (status, answer)

@@ -17,6 +17,7 @@ SITE = load_site(str(LAB), decrypt=make_decryptor(LAB_VAULT_PASSWORD))
 
 def afx(model: dict) -> dict:
     model["ontap"]["platform"] = "AFX 1K"
+    model["ontap"]["version"] = "9.17.1"
     for node in model["ontap"]["nodes"]:
         node.pop("aggregates")
     svm = model["ontap"]["svms"][0]
@@ -43,6 +44,9 @@ def test_an_afx_pod_without_aggregates_is_valid_and_its_flexgroups_are_placed_by
     plan = ontap_plan.plan(model, {}, "flexgroups")
     want = next(item["want"] for item in plan["flexgroups"] if item["key"] == "lab-data:data")
     assert (want["aggr_list"], want["aggr_list_multiplier"], want["auto_provision"]) == (None, None, True)
+    body = want["rest_create_body"]
+    assert body["style"] == "flexgroup" and "aggregates" not in body and "constituents_per_aggregate" not in body
+    assert body["qos"] == {"policy": {"name": "lab-data-floor"}} and body["nas"]["path"] == "/data"
     svm = ontap_plan.plan(model, {}, "svms")["svms"][0]
     assert svm["want"]["aggregates"] is None
 
@@ -62,3 +66,9 @@ def test_other_platforms_still_name_their_aggregates():
     messages = [message for rule, _key, message in errors(model) if rule == "aggregates"]
     assert any("lab-ontap-02 declares no aggregates" in text for text in messages), messages
     assert any("FlexGroup home does not say how many constituents" in text for text in messages), messages
+
+
+def test_afx_runs_ontap_9_17_1_or_later():
+    model = afx(copy.deepcopy(SITE.model))
+    model["ontap"]["version"] = "9.16.1"
+    assert [key for rule, key, _message in errors(model) if rule == "aggregates"] == ["ontap.version"]

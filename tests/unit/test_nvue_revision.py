@@ -36,3 +36,10 @@ def test_a_model_port_leaves_a_foreign_bond_and_nothing_else_is_touched():
 def test_a_factory_switch_has_no_stray_members():
     assert stray_bond_members(None, ["swp1"], []) == []
     assert stray_bond_members({"interface": {"swp1": {"type": "swp"}}}, ["swp1"], []) == []
+
+
+def test_the_applied_configuration_is_read_as_nvue_prints_it():
+    shown = [{"header": {"model": "SN4600C", "rev-id": 3.0}},
+             {"set": {"interface": {"bond40": {"bond": {"member": {"swp3": {}}}}}}}]
+    assert stray_bond_members(shown, ["swp3"], []) == [["nv", "unset", "interface", "bond40", "bond", "member", "swp3"]]
+    assert stray_bond_members([{"header": {}}], ["swp3"], []) == []

@@ -233,3 +233,11 @@ def test_a_flexgroup_to_create_with_gdd_is_marked_for_the_rest_call():
     assert {item["key"]: item["gdd"] for item in result["flexgroups"]} == {"lab-data:data": True, "lab-data:home": False}
     data = next(item for item in result["flexgroups"] if item["key"] == "lab-data:data")
     assert data["want"]["qos_policy_group"] == "lab-data-floor"
+
+
+def test_a_qos_group_that_should_become_per_volume_is_refused_not_sent(converged):
+    """ONTAP (and na_ontap_qos_policy_group) cannot change whether a group is shared: the plan stops first."""
+    model = copy.deepcopy(LAB_MODEL)
+    model["ontap"]["svms"][0]["qos_policies"][0]["shared"] = False
+    result = plan(converged, "flexgroups", model)
+    assert result["qos_policies"] == [] and "cannot change that of an existing group" in result["errors"][0]

@@ -121,10 +121,14 @@ class Volumes(Collection):
         if disaggregated and body.get("aggregates"):
             raise invalid_value("aggregates", body["aggregates"][0].get("name") if isinstance(body["aggregates"][0], dict) else body["aggregates"],
                                 "an AFX cluster has no aggregates: ONTAP places the volume")
+        if disaggregated and "constituents_per_aggregate" in body:
+            # What na_ontap_volume's auto_provision_as sends; AFX wants constituent_count, or nothing.
+            raise invalid_value("constituents_per_aggregate", body["constituents_per_aggregate"],
+                                "on this platform use constituent_count, and the system places the constituents")
         aggregates = [reference(context, "aggregates", ref, "Aggregate", f"aggregates[{i}].name")
                       for i, ref in enumerate(body.get("aggregates") or [])]
         multiplier = body.get("constituents_per_aggregate")
-        style = body.get("style") or ("flexgroup" if multiplier or len(aggregates) > 1 else "flexvol")
+        style = body.get("style") or ("flexgroup" if multiplier or len(aggregates) > 1 or body.get("constituent_count") else "flexvol")
         if style == "flexgroup_constituent":
             raise invalid_value("style", style, "flexvol|flexgroup")
         if style == "flexvol" and (len(aggregates) > 1 or multiplier):
@@ -134,7 +138,7 @@ class Volumes(Collection):
             # (its own choice; NetApp does not publish the rule) in the one storage availability zone.
             aggregates = context.state.records("availability_zones")[:1]
             if style == "flexgroup":
-                multiplier = AFX_CONSTITUENTS_PER_NODE * max(len(context.state.records("nodes")), 1)
+                multiplier = body.get("constituent_count") or AFX_CONSTITUENTS_PER_NODE * max(len(context.state.records("nodes")), 1)
         elif not aggregates:
             svm_aggregates = [context.state.get("aggregates", a["uuid"]) for a in svm.get("aggregates", [])]
             aggregates = [a for a in svm_aggregates if a] or context.state.records("aggregates")[:1]
@@ -583,6 +587,9 @@ class QosPolicies(Collection):
 
     def modify(self, context: Context, record: dict, body: dict) -> None:
         if "fixed" in body:
+            shared = (body["fixed"] or {}).get("capacity_shared")
+            if shared is not None and bool(shared) != record["fixed"]["capacity_shared"]:
+                raise conflict("The capacity_shared setting of a policy group cannot be modified.", 8388613, "fixed.capacity_shared")
             record["fixed"] = self._fixed(dict(record["fixed"]), body["fixed"])
         if "name" in body and body["name"] != record["name"]:
             if context.state.first("qos_policies", name=body["name"], **{"svm.uuid": record["svm"]["uuid"]}):

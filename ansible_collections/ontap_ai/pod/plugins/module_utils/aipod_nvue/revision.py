@@ -1,7 +1,8 @@
 """What an NVUE revision changes, and the brownfield bonds it must take model ports out of.
 
 Pure functions over NVUE's JSON: the parts of `nv config diff -o json` ([{"set": {...}},
-{"unset": {...}}]) and the applied configuration of `nv config show -o json`.
+{"unset": {...}}]) and the applied configuration of `nv config show -o json` ([{"header": {...}},
+{"set": {...}}]).
 """
 from __future__ import annotations
 
@@ -50,12 +51,32 @@ def differences(parts: Any) -> list[str]:
     return sentences
 
 
+def applied_tree(shown: Any) -> dict:
+    """The configuration tree of `nv config show -o json`, which NVUE prints as
+    [{"header": {...}}, {"set": {<tree>}}]; the `set` parts are merged (a bare tree is taken as is)."""
+    if isinstance(shown, dict):
+        return shown
+    tree: dict = {}
+    for part in shown if isinstance(shown, list) else []:
+        if isinstance(part, dict) and isinstance(part.get("set"), dict):
+            _merge(tree, part["set"])
+    return tree
+
+
+def _merge(into: dict, tree: dict) -> None:
+    for key, value in tree.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = value
+
+
 def stray_bond_members(applied: Any, ports: list[str], bonds: list[str]) -> list[list[str]]:
     """`nv unset interface <bond> bond member <port>` for each model port that a bond the model does
     not own holds: NVUE refuses bridge settings on a bond member, so such a port (a brownfield
     switch's old bond) must leave it before the model's configuration can apply. The bond itself,
     not the model's, stays."""
-    interfaces = applied.get("interface") if isinstance(applied, dict) else None
+    interfaces = applied_tree(applied).get("interface")
     commands = []
     wanted, owned = set(ports), set(bonds)
     for name, body in sorted((interfaces or {}).items()):

@@ -371,8 +371,9 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
     volumes = records(info, "storage/volumes")
     svms_with_root = {dig(v, "svm.name") for v in volumes if v.get("is_svm_root")}
     volumes = [v for v in volumes if not v.get("is_svm_root")]
-    plan: dict[str, list] = {"qos_policies": _plan_qos_policies(model, records(info, "storage/qos/policies")),
-                             "flexgroups": [], "errors": []}
+    errors: list[str] = []
+    plan: dict[str, list] = {"qos_policies": _plan_qos_policies(model, records(info, "storage/qos/policies"), errors),
+                             "flexgroups": [], "errors": errors}
     for fg in m.flexgroups(model):
         key = f"{fg['svm']}:{fg['name']}"
         exists = fg["svm"] in svms_with_root
@@ -397,6 +398,8 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
         # advanced on with a REST call of its own (gdd) after the volume exists.
         gdd = fg["granular_data"] is True
         if current is None:
+            if fg["placed_by_ontap"]:
+                want["rest_create_body"] = _afx_create_body(want)
             plan["flexgroups"].append(_item(key, "create", want, _changes({}, {**after, "constituents": fg["constituents"]}),
                                             svm_exists=exists, gdd=gdd))
             continue
@@ -441,7 +444,25 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
     return plan
 
 
-def _plan_qos_policies(model: dict, current: list[dict]) -> list[dict]:
+def _afx_create_body(want: dict) -> dict:
+    """The POST /api/storage/volumes body of a FlexGroup on AFX: style flexgroup and no aggregates or
+    constituents_per_aggregate, so that ONTAP places it (na_ontap_volume's auto_provision_as sends
+    constituents_per_aggregate, which AFX refuses without aggregates)."""
+    body: dict = {"name": want["name"], "svm": {"name": want["vserver"]}, "style": "flexgroup", "size": want["size"],
+                  "guarantee": {"type": want["space_guarantee"]},
+                  "nas": {"path": want["junction_path"], "export_policy": {"name": want["export_policy"]},
+                          "security_style": want["volume_security_style"]},
+                  "efficiency": {"compression": "both" if want["efficiency"] else "none"}}
+    if want.get("unix_permissions"):
+        body["nas"]["unix_permissions"] = int(str(want["unix_permissions"]).lstrip("0") or "0")
+    if want.get("snapshot_policy"):
+        body["snapshot_policy"] = {"name": want["snapshot_policy"]}
+    if want.get("qos_policy_group"):
+        body["qos"] = {"policy": {"name": want["qos_policy_group"]}}
+    return body
+
+
+def _plan_qos_policies(model: dict, current: list[dict], errors: list[str]) -> list[dict]:
     """QoS policy groups to create or change (fixed limits); a policy the model does not name is left alone."""
     items = []
     for policy in m.qos_policies(model):
@@ -456,6 +477,11 @@ def _plan_qos_policies(model: dict, current: list[dict]) -> list[dict]:
             continue
         have = {field: dig(existing, f"fixed.{field}") or (False if field == "capacity_shared" else 0) for field in after}
         changes = _changes(have, after)
+        if "capacity_shared" in changes:
+            errors.append(f"QoS policy group {key} is {'shared' if have['capacity_shared'] else 'per volume'} on the cluster and "
+                          f"{'shared' if policy['shared'] else 'per volume'} in the model; ONTAP cannot change that of an "
+                          "existing group: set shared back, or create a group of another name and point the FlexGroups at it.")
+            continue
         if changes:
             items.append(_item(key, "modify", want, changes))
     return items

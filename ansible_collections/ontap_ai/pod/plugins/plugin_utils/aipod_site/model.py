@@ -570,8 +570,10 @@ def mount_plans(model: dict, hosts: Iterable[str] | None = None) -> dict[str, li
 def _mount_plan(model: dict, host: str, position: int, shared: dict) -> list[dict]:
     # The host's storage networks, and its in-band network: a management SVM (NVA-1175's home
     # directories) serves the DGX over in-band, its data SVM over the storage networks.
-    nics = {nic["network"]: name for name, nic in host_interfaces(model, host).items()
-            if nic["kind"] in ("storage", "inband") and nic["address"]}
+    interfaces = host_interfaces(model, host).items()
+    storage = {nic["network"]: name for name, nic in interfaces if nic["kind"] == "storage" and nic["address"]}
+    inband = {nic["network"]: name for name, nic in interfaces if nic["kind"] == "inband" and nic["address"]}
+    nics = {**inband, **storage}
     network_order, node_order, lifs, svm_by_name = (shared["network_order"], shared["node_order"], shared["lifs"],
                                                     shared["svm_by_name"])
     plan = []
@@ -582,7 +584,9 @@ def _mount_plan(model: dict, host: str, position: int, shared: dict) -> list[dic
             continue
         flexgroup = next((fg for fg in as_list(svm.get("flexgroups"))
                           if as_dict(fg).get("name") == mount.get("flexgroup")), None)
-        candidates = [lif for lif in lifs if lif["svm"] == svm["name"] and lif["network"] in nics and lif["address"]]
+        # The SVM's LIFs on the host's storage networks; on its in-band network only when it has none there.
+        candidates = [lif for lif in lifs if lif["svm"] == svm["name"] and lif["network"] in storage and lif["address"]] or \
+                     [lif for lif in lifs if lif["svm"] == svm["name"] and lif["network"] in inband and lif["address"]]
         if flexgroup is None or not candidates:
             continue
         rank: dict[tuple, int] = {}

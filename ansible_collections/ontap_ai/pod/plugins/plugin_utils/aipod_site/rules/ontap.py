@@ -17,7 +17,8 @@ SVM_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,46}$")
 VOLUME_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,202}$")
 POLICY_NAME = re.compile(r"^[A-Za-z0-9._-]{1,256}$")
 LIF_NAME = re.compile(r"^[A-Za-z0-9._-]{1,255}$")
-GRANULAR_DATA_RELEASE = (9, 16, 1)  # the release NetApp's NVA-1175 names for FlexGroups with GDD
+GRANULAR_DATA_RELEASE = (9, 16, 1)
+AFX_RELEASE = (9, 17, 1)  # the first ONTAP release of AFX (disaggregated ONTAP)  # the release NetApp's NVA-1175 names for FlexGroups with GDD
 
 
 def ontap_ports_and_groups(ctx: Context) -> None:
@@ -311,6 +312,9 @@ def aggregates_or_placement(ctx: Context) -> None:
     ontap = m.as_dict(ctx.model.get("ontap"))
     afx = m.ontap_disaggregated(ctx.model)
     platform = ontap.get("platform")
+    if afx and ontap.get("version") and not _at_least(ontap.get("version"), AFX_RELEASE):
+        ctx.error("aggregates", ("ontap", "version"), f"{platform} is AFX, which runs ONTAP 9.17.1 or later; ontap.version is "
+                  f"{ontap.get('version')}", "declare the release the cluster runs")
     for index, node in enumerate(m.as_list(ontap.get("nodes"))):
         if not isinstance(node, dict):
             continue
