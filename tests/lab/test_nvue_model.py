@@ -7,6 +7,7 @@ NVUE checks at apply time (ports the switch has, reserved VLANs).
 """
 from __future__ import annotations
 
+import re
 import shlex
 import sys
 
@@ -180,3 +181,18 @@ def test_the_diff_as_json_is_the_list_of_set_and_unset_parts():
     run(switch, "nv set interface swp2 description spare")
     assert switch.diff_parts() == [{"set": {"interface": {"swp2": {"description": "spare", "type": "swp"}}}},
                                    {"unset": {"interface": {"swp1": {"link": None}}}}]
+
+
+@pytest.mark.parametrize("golden", sorted((REPO / "tests" / "golden" / "switches" / "sample-large-cumulus").glob("*.nvue")),
+                         ids=lambda path: path.stem)
+def test_the_large_samples_breakouts_bonds_and_uplinks_apply(golden):
+    """sample-large (NVA-1175: SN5600, 800G ports broken out 4x200G): NVUE takes and applies every command."""
+    switch = NvueSwitch.factory(golden.stem, ports=65)
+    for line in golden.read_text().splitlines():
+        if line.startswith("nv "):
+            run(switch, line)
+    assert switch.apply().startswith("applied")
+    interfaces = switch.show([])["interface"]
+    parents = {re.fullmatch(r"(swp\d+)s\d+", name)[1] for name in interfaces if re.fullmatch(r"swp\d+s\d+", name)}
+    assert bool(parents) == ("spine" not in golden.stem)  # leaves use lanes, spines whole ports
+    assert all(interfaces[parent]["link"]["breakout"] == {"4x": {}} for parent in parents)

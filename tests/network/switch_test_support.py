@@ -60,3 +60,16 @@ def finish(process: subprocess.Popen) -> str:
     output, _ = process.communicate(timeout=900)
     assert process.returncode == 0, f"{' '.join(process.args)} failed:\n{output[-6000:]}"
     return output
+
+
+def render_configs(work: pathlib.Path, vault: pathlib.Path, variants: dict[str, tuple[pathlib.Path, tuple[str, ...], str]]) -> dict:
+    """playbooks/switch_configs.yml for each variant {key: (inventory, switches, suffix)}, run in parallel:
+    {key: {switch: text}, "dirs": {key: directory}}."""
+    runs = [playbook(inventory, "switch_configs.yml", "-e", f"switch_configs_dir={work / key}", vault=vault)
+            for key, (inventory, _switches, _suffix) in variants.items()]
+    for run in runs:
+        finish(run)
+    rendered: dict = {key: {name: (work / key / f"{name}.{suffix}").read_text() for name in switches}
+                      for key, (_inventory, switches, suffix) in variants.items()}
+    rendered["dirs"] = {key: work / key for key in variants}
+    return rendered

@@ -15,7 +15,7 @@ import shutil
 
 import pytest
 from project_paths import REPO, SAMPLE
-from switch_test_support import finish, playbook, vault_password_file, write_cumulus_sample
+from switch_test_support import render_configs, vault_password_file, write_cumulus_sample
 
 GOLDEN = REPO / "tests" / "golden" / "switches"
 SWITCHES = ("n3232c-a", "n3232c-b")
@@ -26,15 +26,7 @@ def rendered(tmp_path_factory):
     work = tmp_path_factory.mktemp("switch-configs")
     vault = vault_password_file(work)
     cumulus = write_cumulus_sample(work / "inventories" / "sample-cumulus")
-    runs = [playbook(SAMPLE, "switch_configs.yml", "-e", f"switch_configs_dir={work / 'sample-nxos'}", vault=vault),
-            playbook(cumulus, "switch_configs.yml", "-e", f"switch_configs_dir={work / 'sample-cumulus'}", vault=vault)]
-    for run in runs:
-        finish(run)
-    return {
-        "nxos": {name: (work / "sample-nxos" / f"{name}.cfg").read_text() for name in SWITCHES},
-        "cumulus": {name: (work / "sample-cumulus" / f"{name}.nvue").read_text() for name in SWITCHES},
-        "dirs": {"nxos": work / "sample-nxos", "cumulus": work / "sample-cumulus"},
-    }
+    return render_configs(work, vault, {"nxos": (SAMPLE, SWITCHES, "cfg"), "cumulus": (cumulus, SWITCHES, "nvue")})
 
 
 @pytest.mark.slow

@@ -1,8 +1,10 @@
 """The cabling plan documents: Markdown, CSV and the Graphviz topology."""
 from __future__ import annotations
 
+import collections
 import csv
 import io
+import re
 
 import pytest
 from switch_test_models import sample_model
@@ -71,7 +73,7 @@ def test_the_committed_sample_documents_are_current(model):
 
 
 @pytest.mark.parametrize(("inventory", "pod", "devices"), [
-    ("sample-large", "aipod-large", ("leaf-1a", "leaf-2b", "dgx32", "aipod-a800-04")),
+    ("sample-large", "aipod-superpod", ("sn5600-1a", "sn5600-2b", "sn5600-spine-b", "dgx32", "aff-a90-08")),
     ("sample-aipod", "aipod-h100", ("sn4600-a", "sn4600-b", "dgx04", "aff-a90-02")),
 ])
 def test_the_committed_documents_of_the_larger_samples_are_current(inventory, pod, devices):
@@ -95,8 +97,35 @@ def test_the_committed_documents_of_the_larger_samples_are_current(inventory, po
     assert (docs / f"{inventory}-ip-plan.md").read_text() == ipplan.markdown(plan, pod)
     assert (docs / f"{inventory}-ip-plan.csv").read_text() == ipplan.csv_text(plan)
     if inventory == "sample-large":
+        # each leaf switch's four uplink members, listed once from the leaf: two cables to each spine switch
         uplinks = [row for row in rows if row["device_kind"] == "switch" and row["kind"] == "member"]
-        assert len(uplinks) == 4 and all(row["switch"].startswith("leaf-1") for row in uplinks)
+        assert len(uplinks) == 16 and {row["switch"] for row in uplinks} == {"sn5600-1a", "sn5600-1b", "sn5600-2a", "sn5600-2b"}
+        assert collections.Counter((row["switch"], row["device"]) for row in uplinks) == {
+            (leaf, spine): 2 for leaf in ("sn5600-1a", "sn5600-1b", "sn5600-2a", "sn5600-2b") for spine in ("sn5600-spine-a", "sn5600-spine-b")}
+        # the A90's data ports and a1a members on 4x200G lanes of the storage leaf, at 200G
+        storage = [row for row in rows if row["device_kind"] == "ontap"]
+        assert len(storage) == 48 and {row["switch"] for row in storage} == {"sn5600-2a", "sn5600-2b"}
+        assert all(re.fullmatch(r"swp[1-6]s[0-3]", row["port"]) and row["speed"] == "200G" for row in storage)
     svg = html.unescape((docs / f"{inventory}-topology.svg").read_text())
     for device in devices:
         assert device in svg
+
+
+def test_two_pairs_back_to_back_list_each_uplink_cable_once(tmp_path):
+    """The sample grown on two Nexus 9364C pairs (the former sample-large, docs/sample-large.md): the
+    uplink's four cables, two members a switch, listed once from the first pair, as a bow tie."""
+    import sys
+
+    from project_paths import REPO, SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
+
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
+
+    sys.path.insert(0, str(REPO / "scripts"))
+    from scale_site import scale
+
+    inventory = scale(str(SAMPLE), 32, str(tmp_path / "sample-large-nxos"), switch_model="N9K-C9364C", switch_stem="leaf")
+    rows = m.cabling_plan(load_site(inventory, decrypt=make_decryptor(SAMPLE_VAULT_PASSWORD)).model)
+    uplinks = [row for row in rows if row["device_kind"] == "switch" and row["kind"] == "member"]
+    assert len(uplinks) == 4 and all(row["switch"].startswith("leaf-1") for row in uplinks)
+    assert collections.Counter((row["switch"], row["device"]) for row in uplinks) == {
+        (near, far): 1 for near in ("leaf-1a", "leaf-1b") for far in ("leaf-2a", "leaf-2b")}

@@ -5,6 +5,7 @@ dgx01-02; a second pair n3232c-c/d takes dgx03-04; port-channel 20 joins the pai
 """
 from __future__ import annotations
 
+import collections
 import copy
 import dataclasses
 
@@ -174,6 +175,28 @@ def test_two_members_a_switch_make_a_bow_tie_read_the_same_from_both_sides():
     assert cables == {frozenset(c) for c in (
         {("n3232c-a", "Ethernet1/29"), ("n3232c-c", "Ethernet1/29")}, {("n3232c-a", "Ethernet1/30"), ("n3232c-d", "Ethernet1/29")},
         {("n3232c-b", "Ethernet1/29"), ("n3232c-c", "Ethernet1/30")}, {("n3232c-b", "Ethernet1/30"), ("n3232c-d", "Ethernet1/30")})}
+
+
+def test_four_members_a_switch_reach_each_far_switch_twice_read_the_same_from_both_sides():
+    """NVA-1175's leaf-spine: two 800G links from each leaf switch to each spine switch."""
+    model = two_pairs()
+    members = ["Ethernet1/27", "Ethernet1/28", "Ethernet1/29", "Ethernet1/30"]
+    for name in ("n3232c-a", "n3232c-b", "n3232c-c", "n3232c-d"):
+        model["hosts"][name]["switch"]["port_channels"][-1]["members"] = members
+    assert errors(model) == []
+    seen = {}
+    for switch in ("n3232c-a", "n3232c-b", "n3232c-c", "n3232c-d"):
+        for port in network_model.switch_plan(model, switch)["member_ports"]:
+            if port["far_end"]["kind"] == "switch" and not port["peer_link"]:
+                seen[(switch, port["name"])] = (port["far_end"]["device"], port["far_end"]["interface"])
+    assert len(seen) == 16
+    for near, far in seen.items():
+        assert seen[far] == near, f"{near} says it meets {far}, which says it meets {seen[far]}"
+    reached = collections.Counter((near[0], far[0]) for near, far in seen.items())
+    assert set(reached.values()) == {2} and len(reached) == 8
+    # two members a switch: as before (test above); the cabling plan lists each of the 8 cables once
+    rows = [row for row in network_model.cabling_plan(model) if row["device_kind"] == "switch" and row["kind"] == "member"]
+    assert len(rows) == 8 and {(row["switch"], row["port"]) for row in rows} == {k for k in seen if k[0] in ("n3232c-a", "n3232c-b")}
 
 
 def test_a_model_edited_between_calls_is_read_anew():

@@ -329,8 +329,6 @@ def member_links(model: dict, switch: str) -> dict[str, dict]:
     channels_of = {member: switch_entries(model, member)[1] for member in pair}
     for channel in channels_of[switch]:
         far_members = as_list(channel["far_end"].get("members"))
-        if channel["far_end"].get("kind") == "switch":
-            far_members = _uplink_far_members(model, channel["far_end"]["device"], channel["far_end"]["channel"])
         switch_ports: list[tuple[str, str]] = []
         for member in pair:
             twin = next((c for c in channels_of[member] if c["vpc"] == channel["vpc"]
@@ -338,6 +336,13 @@ def member_links(model: dict, switch: str) -> dict[str, dict]:
                          and c["far_end"].get("interface") == channel["far_end"].get("interface")), None)
             if twin is not None:
                 switch_ports += [(member, port) for port in twin["members"]]
+        if channel["far_end"].get("kind") == "switch":
+            far_members = _uplink_far_members(model, channel["far_end"]["device"], channel["far_end"]["channel"])
+            near_columns = [[port for member_, port in switch_ports if member_ == member] for member in pair]
+            crossed = _bow_tie(near_columns, _uplink_far_columns(model, channel["far_end"]["device"], channel["far_end"]["channel"]))
+            if crossed is not None:
+                result.update({port: far for (member, port), far in crossed.items() if member == pair.index(switch)})
+                continue
         if far_members and len(far_members) == len(switch_ports):
             for (member, port), far in zip(switch_ports, far_members):
                 if member == switch:
@@ -345,13 +350,8 @@ def member_links(model: dict, switch: str) -> dict[str, dict]:
     return result
 
 
-def _uplink_far_members(model: dict, far: str, far_channel: int) -> list[dict]:
-    """The far pair's members of an uplink as the near members meet them: {device, interface, speed}.
-
-    Taken in turn from each far switch (its first member, the peer's first, then the seconds...),
-    so that every near switch reaches both far switches (a bow tie) once it has two members;
-    read from either side, the same cables result.
-    """
+def _uplink_far_columns(model: dict, far: str, far_channel: int) -> list[list[dict]]:
+    """The far pair's members of an uplink, one list per far switch: {device, interface, speed}."""
     switches = hosts_of_kind(model, "switch")
     columns = []
     for member in switch_pair(model, far):
@@ -359,8 +359,39 @@ def _uplink_far_members(model: dict, far: str, far_channel: int) -> list[dict]:
             if as_int(as_dict(channel).get("id")) == far_channel:
                 columns.append([{"device": member, "interface": port, "speed": None}
                                 for port in as_list(as_dict(channel).get("members")) if as_str(port)])
+    return columns
+
+
+def _uplink_far_members(model: dict, far: str, far_channel: int) -> list[dict]:
+    """The far pair's members of an uplink as the near members meet them: {device, interface, speed}.
+
+    Taken in turn from each far switch (its first member, the peer's first, then the seconds...),
+    so that every near switch reaches both far switches (a bow tie) once it has two members. Used
+    when the four switches do not have one member count (_bow_tie covers the rest); read from
+    either side, the same cables result for up to two members a switch.
+    """
+    columns = _uplink_far_columns(model, far, far_channel)
     depth = max((len(column) for column in columns), default=0)
     return [column[row] for row in range(depth) for column in columns if row < len(column)]
+
+
+def _bow_tie(near: list[list[str]], far: list[list[dict]]) -> dict[tuple[int, str], dict] | None:
+    """The uplink's cables when each of the four switches has the same number n of members:
+    (near switch index, member port) -> far member. Member i of near switch s meets member
+    2*(i//2) + s of far switch i % 2, so every near switch reaches each far switch n/2 times (a
+    bow tie). The rule is its own inverse: read from the far pair, the same cables result. With n
+    odd, the last member of each switch meets the last of the far switch in its position. None
+    when the counts differ or a side is not a pair."""
+    counts = {len(column) for column in near + far}
+    if len(near) != 2 or len(far) != 2 or len(counts) != 1:
+        return None
+    [n] = counts
+    cables = {}
+    for s, column in enumerate(near):
+        for i, port in enumerate(column):
+            t, j = (i % 2, 2 * (i // 2) + s) if i < n - n % 2 else (s, i)
+            cables[(s, port)] = far[t][j]
+    return cables
 
 
 def _member_ports(model: dict, switch: str, platform: str | None, port_channels: list[dict],

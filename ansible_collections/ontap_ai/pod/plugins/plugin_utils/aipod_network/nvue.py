@@ -11,6 +11,8 @@ NetApp's AIPod deployment guide (NVA-1173).
   PFC switch priorities and the MLAG backup are unset before they are set, in the same revision
   (NVUE's `nv set` adds to a collection; the diff against the applied revision shows only real
   changes). The bridge's VLAN list is only added to: a VLAN the model never had stays.
+- A front-panel port whose breakout lanes (swpNsM) the model uses is broken out (`link breakout
+  4x`, the smallest mode with every lane used) before its lanes are configured.
 - Storage and DGX ports and bonds get the switch MTU (`link mtu`); access ports take one VLAN,
   trunks an allowed list. Host-facing ports are STP edge ports with BPDU guard; uplinks to another
   switch pair are not.
@@ -26,6 +28,7 @@ NetApp's AIPod deployment guide (NVA-1173).
 """
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping
 from typing import Any
@@ -78,6 +81,23 @@ def _bridge_lines(name: str, entry: Mapping[str, Any], bridge: str, edge: bool) 
     return lines
 
 
+_LANE = re.compile(r"^(swp\d+)s(\d+)$")
+
+
+def breakout_modes(ports: list[str]) -> dict[str, str]:
+    """Each front-panel port whose lanes (swpNsM, numbered from 0) the model uses, with the smallest
+    NVUE breakout mode that has them all: 2x, 4x or 8x. The port map's validation has checked the lanes."""
+    highest: dict[str, int] = {}
+    for name in ports:
+        match = _LANE.match(str(name))
+        if match:
+            highest[match[1]] = max(highest.get(match[1], 0), int(match[2]))
+    modes = {}
+    for parent, lane in sorted(highest.items(), key=lambda item: int(item[0][3:])):
+        modes[parent] = next(f"{count}x" for count in (2, 4, 8) if lane < count) if lane < 8 else f"{lane + 1}x"
+    return modes
+
+
 def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> list[str]:
     """The NVUE configuration of one switch, in apply order."""
     opts = _options(options)
@@ -95,6 +115,10 @@ def commands(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
             lines.append(_nv("qos", "pfc", "default-global", "switch-priority", opts["roce_priority"]))
     if opts["lldp_dot1_tlv"]:
         lines.append(_nv("service", "lldp", "dot1-tlv", "on"))
+    breakouts = breakout_modes([port["name"] for port in plan["ports"]] + [m["name"] for m in plan.get("member_ports", [])])
+    for parent, mode in breakouts.items():
+        lines.append(_comment(parent, ": broken out ", mode, " (the model uses its lanes)"))
+        lines.append(_nv("interface", parent, "link", "breakout", mode))
     for port in plan["ports"]:
         lines.append(_comment(port["name"], ": ", port["description"]))
         lines.append(_nv("interface", port["name"], "description", port["description"]))
