@@ -60,10 +60,10 @@ FOREIGN_NVUE_PORT = "swp40"
 FOREIGN_BOND = "bond40"
 
 
-def _site():
+def _site(inventory=INVENTORY):
     from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
 
-    return load_site(INVENTORY)
+    return load_site(str(inventory))
 
 
 @contextlib.contextmanager
@@ -224,7 +224,7 @@ def nvue_commands(switch: dict) -> list[list[str]]:
 
 def cumulus() -> dict:
     lab = _cumulus_lab()
-    model = load_site_of(lab.INVENTORY).model
+    model = _site(lab.INVENTORY).model
     seeded = {}
     for switch in lab.load_switches():
         commands = nvue_commands(model["hosts"][switch.name]["switch"])
@@ -232,12 +232,6 @@ def cumulus() -> dict:
         seeded[switch.name] = {"foreign_port": FOREIGN_NVUE_PORT, "foreign_vlan": FOREIGN_VLAN, "foreign_bond": FOREIGN_BOND}
         print(f"lab brownfield: cumulus {switch.name}: {len(commands)} nv set commands of earlier configuration")
     return seeded
-
-
-def load_site_of(inventory):
-    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
-
-    return load_site(str(inventory))
 
 
 def remove_cumulus() -> None:

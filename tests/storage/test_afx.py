@@ -10,6 +10,7 @@ import shutil
 
 import pytest
 import yaml
+from inventory_edits import as_afx
 from ontap_lab.private import PrivateLab
 from project_paths import REPO
 
@@ -17,25 +18,12 @@ pytestmark = [pytest.mark.lab, pytest.mark.slow]
 
 
 def afx_inventory(target):
-    """inventories/lab as an AFX 1K cluster: the keys AFX has no use for removed, REST for Trident."""
+    """inventories/lab as an AFX 1K cluster (inventory_edits.as_afx)."""
     shutil.copytree(REPO / "inventories" / "lab", target)
-    ontap_file = target / "group_vars" / "all" / "ontap.yml"
-    data = yaml.safe_load(ontap_file.read_text())
-    ontap = data["ontap"]
-    ontap["platform"] = "AFX 1K"
-    ontap["version"] = "9.17.1"
-    for node in ontap["nodes"]:
-        node.pop("aggregates")
-    for svm in ontap["svms"]:
-        svm.pop("aggregates")
-        for flexgroup in svm.get("flexgroups", []):
-            flexgroup.pop("constituents_per_aggregate")
-    ontap_file.write_text("---\n" + yaml.safe_dump(data, sort_keys=False))
-    trident_file = target / "group_vars" / "all" / "trident.yml"
-    trident = yaml.safe_load(trident_file.read_text())
-    for backend in trident["trident"]["backends"]:
-        if backend["driver"].startswith("ontap"):
-            backend["use_rest"] = True
+    ontap_file, trident_file = (target / "group_vars" / "all" / name for name in ("ontap.yml", "trident.yml"))
+    ontap, trident = (yaml.safe_load(path.read_text()) for path in (ontap_file, trident_file))
+    as_afx(ontap["ontap"], trident["trident"])
+    ontap_file.write_text("---\n" + yaml.safe_dump(ontap, sort_keys=False))
     trident_file.write_text("---\n" + yaml.safe_dump(trident, sort_keys=False))
     return target
 

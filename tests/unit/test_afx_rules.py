@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 
+from inventory_edits import as_afx
 from project_paths import LAB, LAB_VAULT_PASSWORD, make_decryptor
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_ontap import plan as ontap_plan
@@ -16,17 +17,7 @@ SITE = load_site(str(LAB), decrypt=make_decryptor(LAB_VAULT_PASSWORD))
 
 
 def afx(model: dict) -> dict:
-    model["ontap"]["platform"] = "AFX 1K"
-    model["ontap"]["version"] = "9.17.1"
-    for node in model["ontap"]["nodes"]:
-        node.pop("aggregates")
-    svm = model["ontap"]["svms"][0]
-    svm.pop("aggregates")
-    for flexgroup in svm["flexgroups"]:
-        flexgroup.pop("constituents_per_aggregate")
-    for backend in model["trident"]["backends"]:
-        if backend["driver"].startswith("ontap"):
-            backend["use_rest"] = True
+    as_afx(model["ontap"], model["trident"])
     return model
 
 
