@@ -14,7 +14,7 @@ description:
   - Any other deprecation, and every warning, is printed as C(ansible.builtin.default) prints it, with the listed ones of
     the same task.
   - AWX and Automation Platform jobs use their own stdout callback, which prints every deprecation.
-version_added: 1.4.0
+version_added: 1.3.0
 author: ONTAP AI pod bundle contributors (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.default_callback

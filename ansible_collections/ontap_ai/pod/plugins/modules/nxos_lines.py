@@ -17,7 +17,7 @@ description:
     string of warnings one character per line. C(cisco.nxos.nxos_config) returns the same warning on every change made
     with C(lines). The bundle's docs/deprecations.md tracks it.
   - Check mode reads and compares, and sends nothing. With C(--diff), the lines it sends (or would send) are the diff.
-version_added: 1.4.0
+version_added: 1.3.0
 author: ONTAP AI pod bundle contributors (!UNKNOWN)
 options:
   config:
