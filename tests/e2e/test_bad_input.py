@@ -3,6 +3,9 @@ job before anything is touched. Afterwards the ONTAP endpoint's call log holds n
 write), no switch's configuration changed and no DGX stand-in saw an SSH login."""
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 from corpus import build_case, cases, load_case
 from lab_support import lab, ontap_ctl, playbook, ssh_logins, switch_states
@@ -34,11 +37,26 @@ def test_the_corpus_is_large_enough():
     assert len(CASES) >= 40
 
 
+@pytest.fixture(scope="module")
+def refusals(workspace, lab_before, tmp_path_factory):
+    """The site playbook on every case, on every core at once: the runs only read the lab (each is
+    refused at validation), and each has a run-lock and a report directory of its own."""
+    runs = tmp_path_factory.mktemp("runs")
+
+    def run(case_path):
+        inventory = build_case(case_path, workspace)
+        return case_path, playbook("-i", str(inventory), "--vault-password-file", str(LAB / "vault-password.txt"),
+                                   "playbooks/site.yml", env={"AIPOD_RUN_LOCK_DIR": str(runs / case_path.stem / "locks"),
+                                                              "AIPOD_REPORT_ROOT": str(runs / case_path.stem / "reports")})
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        return dict(pool.map(run, CASES))
+
+
 @pytest.mark.parametrize("case_path", CASES, ids=[c.stem for c in CASES])
-def test_site_refuses_a_broken_model_before_any_change(case_path, workspace, lab_before):
+def test_site_refuses_a_broken_model_before_any_change(case_path, refusals):
     case = load_case(case_path)
-    inventory = build_case(case_path, workspace)
-    result = playbook("-i", str(inventory), "--vault-password-file", str(LAB / "vault-password.txt"), "playbooks/site.yml")
+    result = refusals[case_path]
     output = result.stdout + result.stderr
     assert result.returncode != 0, f"{case_path.stem} was accepted: {case['description']}"
     for expected in case["expect"]:
@@ -51,7 +69,7 @@ def test_site_refuses_a_broken_model_before_any_change(case_path, workspace, lab
         assert f"==> layer {layer}:" not in output, f"{case_path.stem}: layer {layer} ran"
 
 
-def test_nothing_in_the_lab_was_touched_by_the_whole_corpus(lab_before):
+def test_nothing_in_the_lab_was_touched_by_the_whole_corpus(lab_before, refusals):
     counters = ontap_ctl("counters", "--since", str(lab_before["ontap"]))
     assert counters["total"] == 0 and counters["writes"] == 0, counters
     assert switch_states() == lab_before["switches"]
