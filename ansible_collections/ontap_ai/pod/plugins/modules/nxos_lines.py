@@ -51,8 +51,10 @@ EXAMPLES = r"""
 
 - name: Set a trunk's allowed VLAN list whole
   ontap_ai.pod.nxos_lines:
-    parents: [interface Ethernet1/1]
-    lines: [switchport trunk allowed vlan 3101,3111-3112]
+    parents:
+      - interface Ethernet1/1
+    lines:
+      - switchport trunk allowed vlan 3101,3111-3112
     match: none
 """
 
@@ -62,7 +64,9 @@ commands:
   returned: always
   type: list
   elements: str
-  sample: [interface Ethernet1/1, switchport trunk allowed vlan 3101,3111-3112]
+  sample:
+    - interface Ethernet1/1
+    - switchport trunk allowed vlan 3101,3111-3112
 """
 
 from ansible.module_utils.basic import AnsibleModule
