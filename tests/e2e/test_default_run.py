@@ -54,3 +54,11 @@ def test_the_run_uses_ansible_core_mechanisms(site_run):
     assert "ssh type is set to libssh" in output
     assert "ssh type is set to paramiko" not in output
     assert "mitogen" not in output.lower()
+
+
+def test_the_run_prints_no_warning_line(site_run):
+    """No [WARNING] and no [DEPRECATION WARNING] line: the deprecations docs/deprecations.md lists are
+    summed up in one line at the end (ontap_ai.pod.aipod_default)."""
+    output = site_run.stdout + site_run.stderr
+    assert re.findall(r"^\[(?:DEPRECATION )?WARNING\]:.*$", output, re.M) == []
+    assert "==> upstream deprecation warnings held back:" in output
