@@ -7,6 +7,12 @@ import re
 from project_paths import REPO
 
 DEPRECATION = re.compile(r"\[DEPRECATION WARNING\]: (.*)")
+WARNING_LINE = re.compile(r"^\[(?:DEPRECATION )?WARNING\]:.*$", re.M)
+
+
+def warning_lines(output: str) -> list[str]:
+    """Every [WARNING] and [DEPRECATION WARNING] line of a run's output."""
+    return WARNING_LINE.findall(output)
 
 
 def documented_upstream_deprecations() -> list[str]:

@@ -8,7 +8,7 @@ import re
 import subprocess
 
 import pytest
-from deprecation_table import documented_upstream_deprecations, unexplained_deprecations
+from deprecation_table import documented_upstream_deprecations, unexplained_deprecations, warning_lines
 from lab_support import BIN, lab
 from project_paths import REPO
 
@@ -60,5 +60,5 @@ def test_the_run_prints_no_warning_line(site_run):
     """No [WARNING] and no [DEPRECATION WARNING] line: the deprecations docs/deprecations.md lists are
     summed up in one line at the end (ontap_ai.pod.aipod_default)."""
     output = site_run.stdout + site_run.stderr
-    assert re.findall(r"^\[(?:DEPRECATION )?WARNING\]:.*$", output, re.M) == []
+    assert warning_lines(output) == []
     assert "==> upstream deprecation warnings held back:" in output

@@ -9,7 +9,7 @@ import re
 import subprocess
 
 import pytest
-from deprecation_table import unexplained_deprecations
+from deprecation_table import unexplained_deprecations, warning_lines
 from lab_support import lab, recap
 from project_paths import REPO
 
@@ -80,13 +80,10 @@ def test_no_deprecation_warning_but_the_documented_upstream_ones(runs):
         assert not unexplained, (name, unexplained)
 
 
-WARNING_LINE = re.compile(r"^\[(?:DEPRECATION )?WARNING\]:.*$", re.M)
-
-
 @pytest.mark.parametrize("name", ["first", "second"])
 def test_a_run_prints_no_warning_line(runs, name):
     """The first run from factory state and the no-op run print no [WARNING] and no [DEPRECATION WARNING]
     line: the deprecations docs/deprecations.md lists are summed up in one line at the end."""
     output = runs[name].stdout + runs[name].stderr
-    assert WARNING_LINE.findall(output) == []
+    assert warning_lines(output) == []
     assert "==> upstream deprecation warnings held back:" in output
