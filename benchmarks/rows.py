@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark: the whole site (playbooks/site.yml, inventories/lab) on ansible 14 against ansible 12.
+"""Benchmark: the whole site (playbooks/site.yml, inventories/lab) on ansible 14 against ansible 13.
 
 For each row of the support matrix measured (docs/support-matrix.md), in one run of this script:
 1. the lab is brought to "nothing" (ONTAP at factory state, the NX-OS switches erased, fresh DGX
@@ -8,13 +8,13 @@ For each row of the support matrix measured (docs/support-matrix.md), in one run
 3. no-op runs: site.yml again, three times by default, each with changed=0 on every host; the
    median is the no-op figure.
 
-Row 12 runs in the machine's .venv (Python 3.11); row 14 runs in the Debian 13 root of
+Row 14 runs in the machine's .venv (scripts/bootstrap.sh); row 13 runs in the Debian 13 root of
 scripts/ansible-row.sh (Python 3.13). The time is the one the run report states (the
 aipod_progress callback, from the first play to the recap), so the root's start-up is not counted;
-the wall time of each command is kept too. Compare the ratios 14/12, measured in the same run: the
+the wall time of each command is kept too. Compare the ratios 14/13, measured in the same run: the
 machine's speed varies from run to run.
 
-    .venv/bin/python benchmarks/rows.py [--rows 12 14] [--noop-runs 3] [--json FILE]
+    .venv/bin/python benchmarks/rows.py [--rows 13 14] [--noop-runs 3] [--json FILE]
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ INVENTORY = ROOT / "inventories" / "lab" / "hosts.yml"
 
 def command(row: str) -> list[str]:
     playbook = ["ansible-playbook", "-i", str(INVENTORY), "playbooks/site.yml"]
-    if row == "12":
+    if row == "14":
         return [str(VENV_BIN / playbook[0]), *playbook[1:]]
     return [str(ROOT / "scripts" / "ansible-row.sh"), row, *playbook]
 
@@ -54,7 +54,7 @@ def site(row: str, log: Path) -> dict:
 
 
 def core_of(row: str) -> str:
-    probe = command(row)[:-3] + ["ansible", "--version"] if row != "12" else [str(VENV_BIN / "ansible"), "--version"]
+    probe = command(row)[:-3] + ["ansible", "--version"] if row != "14" else [str(VENV_BIN / "ansible"), "--version"]
     output = subprocess.run(probe, cwd=ROOT, env=environment(), capture_output=True, text=True, check=True).stdout
     core = re.search(r"\[core ([\d.]+)\]", output)
     python = re.search(r"python version = ([\d.]+)", output)
@@ -82,7 +82,7 @@ def measure(row: str, logs: Path, noop_runs: int) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rows", nargs="+", default=["12", "14"], choices=["12", "13", "14"])
+    parser.add_argument("--rows", nargs="+", default=["13", "14"], choices=["13", "14"])
     parser.add_argument("--noop-runs", type=int, default=3)
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()

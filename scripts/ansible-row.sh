@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# Runs a command on another row of the support matrix (docs/support-matrix.md): ansible 14
-# (ansible-core 2.21) or 13 (core 2.20), which need Python >= 3.12, on a machine whose own Python is
-# older. The row runs in a Debian 13 root (Python 3.13) built with debootstrap from Debian's archive
-# under .cache/toolchains/debian13, with scripts/bootstrap.sh's virtualenv of that row. The
+# Runs a command on another row of the support matrix (docs/support-matrix.md), ansible 14
+# (ansible-core 2.21) or 13 (core 2.20), in a chroot: the Debian 13 root of scripts/debian13-root.sh
+# (Python 3.13), with scripts/bootstrap.sh's virtualenv of that row. CI runs row 13's tests this way. The
 # repository appears in the root at its own path, with the row's virtualenv as its .venv, so every
 # script and test runs unchanged; the root shares the machine's network, so the lab's endpoints on
 # loopback and its hosts answer as they do outside, and the user's home comes along (SSH known
@@ -21,25 +20,8 @@ case "$row" in 13|14) ;; *) usage ;; esac
 
 say() { printf '==> row ansible %s: %s\n' "$row" "$*"; }
 BASE="$ROOT/.cache/toolchains/debian13"
-SYSROOT="$BASE/root"
 VENV="$BASE/venv-ansible-$row"
-MIRROR="${AIPOD_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-# Python with venv and pip, TLS roots, and what the bundle calls at run time: ssh for the DGX
-# hosts, git for ansible-galaxy and pip sources, systemctl, ip and modprobe as the modules ask them.
-PACKAGES=(python3 python3-venv python3-pip ca-certificates openssh-client git systemd iproute2 kmod)
-recipe="trixie minbase ${PACKAGES[*]}"
-
-if [ ! -f "$SYSROOT/.aipod-recipe" ] || [ "$(cat "$SYSROOT/.aipod-recipe")" != "$recipe" ]; then
-  command -v debootstrap >/dev/null || { echo "ansible-row: debootstrap is not installed: run scripts/bootstrap.sh" >&2; exit 2; }
-  say "building a Debian 13 root with debootstrap (about a minute)"
-  rm -rf "$SYSROOT.new"
-  mkdir -p "$BASE"
-  debootstrap --variant=minbase --include="$(IFS=,; echo "${PACKAGES[*]}")" trixie "$SYSROOT.new" "$MIRROR" \
-    >"$BASE/debootstrap.log" 2>&1 || { tail -n 30 "$BASE/debootstrap.log" >&2; exit 1; }
-  echo "$recipe" >"$SYSROOT.new/.aipod-recipe"
-  rm -rf "$SYSROOT"
-  mv "$SYSROOT.new" "$SYSROOT"
-fi
+SYSROOT="$("$ROOT/scripts/debian13-root.sh")"
 # The machine's resolver and TLS roots (a site's proxy CA included), refreshed on every call.
 cp /etc/resolv.conf "$SYSROOT/etc/resolv.conf"
 mkdir -p "$SYSROOT/etc/aipod-host" "$VENV" "$ROOT/.venv" "$SYSROOT$ROOT" "$SYSROOT${HOME:-/root}"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs the bundle's toolchain on Debian: the Debian packages it needs and a Python virtualenv
-# in .venv with the pinned requirements of one row of the support matrix (docs/support-matrix.md),
-# picked by the Python it finds: Python >= 3.12 gets the newest row (requirements.txt, ansible 14),
-# Python 3.11 gets ansible 12 (requirements/ansible-12.txt), whose core is end of life.
-# AIPOD_ANSIBLE_ROW=12|13|14 asks for a row; AIPOD_SKIP_DEBIAN_PACKAGES=1 leaves apt alone (the
-# Debian 13 root of scripts/ansible-row.sh brings its own). Safe to repeat: each step is skipped
+# in .venv with the pinned requirements of the newest row of the support matrix
+# (docs/support-matrix.md: requirements.txt, ansible 14). It needs Python >= 3.12; where the machine
+# has none (Debian 12), it runs the Python of a Debian 13 root, built once with debootstrap.
+# AIPOD_ANSIBLE_ROW=13 asks for row 13; AIPOD_PYTHON names the Python; AIPOD_SKIP_DEBIAN_PACKAGES=1
+# leaves apt alone (the Debian 13 root of scripts/ansible-row.sh brings its own). Safe to repeat: each step is skipped
 # when its result is already in place. Needs only Debian's archive and PyPI.
 set -euo pipefail
 
@@ -41,43 +41,87 @@ else
   say "Debian packages present"
 fi
 
-PYTHON="${AIPOD_PYTHON:-python3}"
-python_minor="$("$PYTHON" -c 'import sys; print(sys.version_info[1] if sys.version_info[0] == 3 else 0)' 2>/dev/null || echo 0)"
-if [ "$python_minor" -lt 11 ]; then
-  echo "error: Python >= 3.11 is required; $PYTHON is $("$PYTHON" -V 2>&1)" >&2
-  exit 2
+# The Python of the toolchain. Every row needs Python >= 3.12: AIPOD_PYTHON when set, else the first
+# of python3, python3.14, python3.13 and python3.12 that runs and is new enough. A control node with
+# none (Debian 12's Python is 3.11) runs the Python of a Debian 13 root (scripts/debian13-root.sh)
+# on this machine: .venv/bin/python starts it with the root's own dynamic loader and libraries, so
+# the toolchain is the root's while the lab, podman, QEMU and SSH stay the machine's.
+python_minor() { "$1" -c 'import sys; print(sys.version_info[1] if sys.version_info[0] == 3 else 0)' 2>/dev/null || echo 0; }
+PYTHON="" root_python=""
+if [ -n "${AIPOD_PYTHON:-}" ]; then
+  PYTHON="$AIPOD_PYTHON"
+  if [ "$(python_minor "$PYTHON")" -lt 12 ]; then
+    echo "error: AIPOD_PYTHON=$PYTHON is $("$PYTHON" -V 2>&1); the toolchain needs Python >= 3.12 (docs/support-matrix.md)" >&2
+    exit 2
+  fi
+else
+  for candidate in python3 python3.14 python3.13 python3.12; do
+    if command -v "$candidate" >/dev/null && [ "$(python_minor "$candidate")" -ge 12 ]; then PYTHON="$candidate"; break; fi
+  done
 fi
-# The row: ansible 14 (core 2.21) and 13 (core 2.20) need Python >= 3.12; 12 (core 2.19) runs on 3.11.
-row="${AIPOD_ANSIBLE_ROW:-}"
-[ -n "$row" ] || { if [ "$python_minor" -ge 12 ]; then row=14; else row=12; fi; }
+if [ -z "$PYTHON" ]; then
+  sysroot="$("$ROOT/scripts/debian13-root.sh")"
+  root_python="$(cd "$sysroot/usr/bin" && ls python3.[0-9]* | grep -E '^python3\.[0-9]+$' | sort -V | tail -n 1)"
+  case "$(uname -m)" in
+    x86_64) loader="$sysroot/lib64/ld-linux-x86-64.so.2" triplet=x86_64-linux-gnu ;;
+    aarch64) loader="$sysroot/lib/ld-linux-aarch64.so.1" triplet=aarch64-linux-gnu ;;
+    *) echo "error: no Python >= 3.12 here, and the Debian 13 root's Python runs on x86_64 and aarch64 only" >&2; exit 2 ;;
+  esac
+  say "this machine's python3 is $(python3 -V 2>&1 | cut -d' ' -f2); the toolchain runs on the ${root_python/python/Python } of a Debian 13 root (.cache/toolchains/debian13)"
+fi
+
+# The row: 14 (ansible-core 2.21) by default, 13 (core 2.20) on request. Row 12 (core 2.19, end of
+# life) is no longer supported.
+row="${AIPOD_ANSIBLE_ROW:-14}"
 case "$row" in
   14) requirements="$ROOT/requirements.txt"; constraints="$ROOT/constraints.txt" ;;
-  12|13) requirements="$ROOT/requirements/ansible-$row.txt"; constraints="$ROOT/requirements/ansible-$row.constraints.txt" ;;
-  *) echo "error: AIPOD_ANSIBLE_ROW=$row: the supported rows are 12, 13 and 14 (docs/support-matrix.md)" >&2; exit 2 ;;
+  13) requirements="$ROOT/requirements/ansible-$row.txt"; constraints="$ROOT/requirements/ansible-$row.constraints.txt" ;;
+  *) echo "error: AIPOD_ANSIBLE_ROW=$row: the supported rows are 13 and 14 (docs/support-matrix.md)" >&2; exit 2 ;;
 esac
-if [ "$row" != 12 ] && [ "$python_minor" -lt 12 ]; then
-  echo "error: ansible $row needs Python >= 3.12; $PYTHON is $("$PYTHON" -V 2>&1). Use scripts/ansible-row.sh $row, or AIPOD_PYTHON=<python3.12+>" >&2
-  exit 2
-fi
-if [ "$row" = 12 ]; then
-  echo "warning: ansible 12 (ansible-core 2.19) is end of life since November 2026 and gets no fixes. Move to" >&2
-  echo "         ansible 14: a control node with Python >= 3.12 (Debian 13, Ubuntu 24.04, RHEL 9 with python3.12)" >&2
-  echo "         gets it from this script; on this one, scripts/ansible-row.sh 14 runs the toolchain in a Debian 13 root." >&2
-fi
+
+# A virtualenv on the root's Python. The root's interpreter runs here as
+# .cache/toolchains/debian13/host-python/bin/python3.N, a small script that starts it with the root's
+# loader and libraries; --argv0 keeps sys.executable at the path it was called by. Beside it,
+# lib/python3.N is the root's standard library, so that this directory is the interpreter's prefix:
+# Python finds its virtualenvs from there, and console scripts, subprocesses and virtualenvs made
+# from it (ansible-test's) come back through the script. share/python-wheels is the root's pip wheel,
+# which scripts/ansible-test-get-pip.py puts into ansible-test's virtualenvs.
+make_root_venv() {
+  local prefix host_python wheel
+  prefix="$(dirname "$sysroot")/host-python"
+  host_python="$prefix/bin/$root_python"
+  rm -rf "$prefix"
+  mkdir -p "$prefix/bin" "$prefix/lib"
+  ln -s "$sysroot/usr/lib/$root_python" "$prefix/lib/$root_python"
+  mkdir -p "$prefix/share"
+  ln -s "$sysroot/usr/share/python-wheels" "$prefix/share/python-wheels"
+  cat >"$host_python" <<WRAPPER
+#!/bin/sh
+# The $root_python of the Debian 13 root $sysroot, run on this machine (scripts/bootstrap.sh).
+exec "$loader" --library-path "$sysroot/lib/$triplet:$sysroot/usr/lib/$triplet" --argv0 "\$0" "$sysroot/usr/bin/$root_python" "\$@"
+WRAPPER
+  chmod 755 "$host_python"
+  ln -s "$root_python" "$prefix/bin/python3"
+  "$host_python" -m venv --clear --without-pip "$VENV"
+  wheel="$(ls "$sysroot"/usr/share/python-wheels/pip-*.whl | sort -V | tail -n 1)"
+  "$VENV/bin/python" "$wheel/pip" install --quiet --disable-pip-version-check --no-index "$wheel"
+}
+interpreter() { if [ -n "$root_python" ]; then echo "root $sysroot $root_python"; else "$PYTHON" -c 'import sys; print(sys.executable, sys.version)'; fi; }
 
 # The DataOps Toolkit, a test dependency the same on every row, goes in without its declared
 # dependencies (requirements/dataops-traditional.txt says why and which ones it leaves out).
 dataops="$ROOT/requirements/dataops-traditional.txt"
-want="row $row $(cat "$requirements" "$constraints" "$dataops" | sha256sum | cut -d' ' -f1)-$("$PYTHON" -V 2>&1)"
+want="row $row $(cat "$requirements" "$constraints" "$dataops" | sha256sum | cut -d' ' -f1) $(interpreter)"
 if [ -x "$VENV/bin/python" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ]; then
   say "Python toolchain up to date in .venv"
 else
-  if [ ! -x "$VENV/bin/python" ]; then
+  if [ -n "$root_python" ]; then
+    say "creating virtualenv .venv on the Debian 13 root's $root_python"
+    make_root_venv
+  elif [ ! -x "$VENV/bin/python" ] || [ "$("$VENV/bin/python" -c 'import sys; print(sys._base_executable)' 2>/dev/null)" != \
+       "$("$PYTHON" -c 'import sys; print(sys._base_executable)')" ]; then
+    # A new virtualenv, or a control node that moved to another Python: the old one cannot take it.
     say "creating virtualenv .venv ($("$PYTHON" -V 2>&1))"
-    "$PYTHON" -m venv "$VENV"
-  elif [ "$("$VENV/bin/python" -V 2>&1)" != "$("$PYTHON" -V 2>&1)" ]; then
-    # A control node moved to a newer Python (row 12 -> 14): the old virtualenv cannot take the new row.
-    say "recreating virtualenv .venv: $("$VENV/bin/python" -V 2>&1) -> $("$PYTHON" -V 2>&1)"
     "$PYTHON" -m venv --clear "$VENV"
   fi
   say "installing the pinned Python requirements of row ansible $row ($(grep -m1 '^ansible==' "$requirements"): collections, linters, test tools)"

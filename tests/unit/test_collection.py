@@ -138,4 +138,4 @@ def test_playbooks_and_roles_call_the_collection_plugins_by_fqcn():
 
 def test_requires_ansible_matches_the_oldest_supported_core():
     runtime = yaml.safe_load((COLLECTION / "meta" / "runtime.yml").read_text())
-    assert runtime["requires_ansible"] == ">=2.19.0"
+    assert runtime["requires_ansible"] == ">=2.20.0"

@@ -11,8 +11,7 @@ from ansible.release import __version__ as ansible_core_version
 from project_paths import REPO
 from provide_collections import loaded_version
 
-ROWS = {"14": REPO / "requirements.txt", "13": REPO / "requirements" / "ansible-13.txt",
-        "12": REPO / "requirements" / "ansible-12.txt"}
+ROWS = {"14": REPO / "requirements.txt", "13": REPO / "requirements" / "ansible-13.txt"}
 
 
 def pins(path) -> dict[str, str]:
@@ -61,16 +60,16 @@ def test_the_installed_core_and_package_are_one_row_of_the_matrix():
     assert rows, f"ansible {package} is no row of the support matrix {sorted(ROWS)}"
     row = rows[0]
     assert ansible_core_version == pins(ROWS[row])["ansible-core"]
-    assert ansible_core_version.startswith({"14": "2.21.", "13": "2.20.", "12": "2.19."}[row])
-    # ansible 13 and 14 need Python >= 3.12; 12 is the row for 3.11.
-    assert (sys.version_info >= (3, 12)) == (row != "12")
+    assert ansible_core_version.startswith({"14": "2.21.", "13": "2.20."}[row])
+    # Both rows need Python >= 3.12 (scripts/bootstrap.sh finds one, or runs a Debian 13 root's).
+    assert sys.version_info >= (3, 12)
 
 
 def test_the_rows_differ_only_in_ansible_and_its_core():
     """The test tools and runtime libraries are pinned alike on every row, so a difference between
     rows comes from Ansible."""
     sets = {row: {k: v for k, v in pins(path).items() if k not in ("ansible", "ansible-core")} for row, path in ROWS.items()}
-    assert sets["14"] == sets["13"] == sets["12"]
+    assert sets["14"] == sets["13"]
     for row, path in ROWS.items():
         constraints = path.with_name(path.name.replace(".txt", ".constraints.txt")) if row != "14" else REPO / "constraints.txt"
         frozen = pins(constraints)
@@ -99,7 +98,7 @@ def test_the_dataops_toolkit_pins_are_frozen_alike_on_every_row():
             name, version = pin.strip().split("==")
             toolkit.append((normalised(name), version, Marker(marker) if marker.strip() else None))
     assert ("netapp-dataops-traditional", "3.1.0", None) in toolkit
-    row_python = {"14": "3.13", "13": "3.13", "12": "3.11"}
+    row_python = {"14": "3.13", "13": "3.13"}
     for row, path in ROWS.items():
         constraints = path.with_name(path.name.replace(".txt", ".constraints.txt")) if row != "14" else REPO / "constraints.txt"
         frozen = {normalised(name): version for name, version in pins(constraints).items()}
