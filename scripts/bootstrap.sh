@@ -82,7 +82,7 @@ esac
 # A virtualenv on the root's Python. The root's interpreter runs here as
 # .cache/toolchains/debian13/host-python/bin/python3.N, a small script that starts it with the root's
 # loader and libraries; --argv0 keeps sys.executable at the path it was called by. Beside it,
-# lib/python3.N is the root's standard library, so that this directory is the interpreter's prefix:
+# lib/python3.N holds the root's standard library, so that this directory is the interpreter's prefix:
 # Python finds its virtualenvs from there, and console scripts, subprocesses and virtualenvs made
 # from it (ansible-test's) come back through the script. share/python-wheels is the root's pip wheel,
 # which scripts/ansible-test-get-pip.py puts into ansible-test's virtualenvs.
@@ -92,7 +92,21 @@ make_root_venv() {
   host_python="$prefix/bin/$root_python"
   rm -rf "$prefix"
   mkdir -p "$prefix/bin" "$prefix/lib"
-  ln -s "$sysroot/usr/lib/$root_python" "$prefix/lib/$root_python"
+  # The standard library, entry by entry, but for its build settings: they name the wheel directory
+  # of ensurepip, which must be the root's (Debian 12's pip in /usr/share/python-wheels cannot run
+  # on the root's Python), so that `python3 -m venv` works with this interpreter too.
+  local lib="$prefix/lib/$root_python" entry name
+  mkdir -p "$lib/__pycache__"
+  for entry in "$sysroot/usr/lib/$root_python"/* "$sysroot/usr/lib/$root_python"/__pycache__/*; do
+    name="${entry#"$sysroot/usr/lib/$root_python/"}"
+    case "$name" in
+      __pycache__) ;;
+      _sysconfigdata_*.py) sed "s|'WHEEL_PKG_DIR': '/usr/share/python-wheels/'|'WHEEL_PKG_DIR': '$prefix/share/python-wheels/'|" \
+                             "$entry" >"$lib/$name" ;;
+      __pycache__/_sysconfigdata_*) ;;
+      *) ln -s "$entry" "$lib/$name" ;;
+    esac
+  done
   mkdir -p "$prefix/share"
   ln -s "$sysroot/usr/share/python-wheels" "$prefix/share/python-wheels"
   cat >"$host_python" <<WRAPPER
@@ -106,7 +120,8 @@ WRAPPER
   wheel="$(ls "$sysroot"/usr/share/python-wheels/pip-*.whl | sort -V | tail -n 1)"
   "$VENV/bin/python" "$wheel/pip" install --quiet --disable-pip-version-check --no-index "$wheel"
 }
-interpreter() { if [ -n "$root_python" ]; then echo "root $sysroot $root_python"; else "$PYTHON" -c 'import sys; print(sys.executable, sys.version)'; fi; }
+# The root's interpreter as make_root_venv lays it out: a change to that function makes .venv anew.
+interpreter() { if [ -n "$root_python" ]; then echo "root $sysroot $root_python $(declare -f make_root_venv | sha256sum | cut -c1-12)"; else "$PYTHON" -c 'import sys; print(sys.executable, sys.version)'; fi; }
 
 # The DataOps Toolkit, a test dependency the same on every row, goes in without its declared
 # dependencies (requirements/dataops-traditional.txt says why and which ones it leaves out).
