@@ -1,36 +1,24 @@
 #!/usr/bin/env bash
-# The whole test suite: install the toolchain, then lint (yamllint, ansible-lint, ruff, ansible-test
-# sanity), ansible-test units, the other rows of the support matrix (docs/support-matrix.md: lint
-# and the offline tests on ansible 14, the offline tests on ansible 13, each in a Debian 13 root),
-# the project's unit, property and lab tests, and every molecule scenario under molecule/. Safe to
-# repeat; stops at the first failing stage. It ends, pass or fail, with a table of its stages and
-# their seconds (also written to .cache/ci/stages.tsv, which benchmarks/ci.py reads).
-# Options: --fast (lint + pytest only), --offline (lint + the tests that need no lab: what the
-# other rows run), --molecule NAME (only that scenario after the rest).
+# The whole test suite on the default row (ansible 14): install the toolchain, lint (yamllint,
+# ansible-lint, ruff), the project's tests that need no lab, then the lab tests and every molecule
+# scenario under molecule/. Beside the lab, which leaves the CPU idle while it waits on its hosts,
+# the jobs that need no lab run at a lower priority: ansible-test sanity and units, the DeepOps
+# release stand-in and row 13's offline tests (docs/support-matrix.md). Their output goes to
+# .cache/ci/beside-the-lab.log; the suite fails if one of them does. Safe to repeat; stops at the
+# first failing stage. It ends, pass or fail, with a table of its stages and their seconds (also
+# written to .cache/ci/stages.tsv, which benchmarks/ci.py reads).
+# Options: --fast (no molecule, no row 13), --offline (lint + the tests that need no lab: what the
+# other rows run), --beside-the-lab (only the jobs that run beside the lab, on an installed
+# toolchain), --molecule NAME (only that scenario after the rest).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 say() { printf '==> [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
-# Stages: stage NAME starts one (and ends the one before); the table is printed on exit.
-stage_names=() stage_seconds=() stage_name="" stage_started=0
-end_stage() {
-  [ -n "$stage_name" ] || return 0
-  stage_names+=("$stage_name"); stage_seconds+=($((SECONDS - stage_started))); stage_name=""
-}
-stage() { end_stage; stage_name="$1"; stage_started=$SECONDS; say "$1"; }
-stage_table() {
-  local status=$? i
-  end_stage
-  mkdir -p "$ROOT/.cache/ci"
-  : >"$ROOT/.cache/ci/stages.tsv"
-  printf '\n==> stages (%s, %d s in all)\n' "$([ "$status" -eq 0 ] && echo passed || echo "failed, exit $status")" "$SECONDS"
-  for i in "${!stage_names[@]}"; do
-    printf '    %-72s %6d s\n' "${stage_names[$i]}" "${stage_seconds[$i]}"
-    printf '%s\t%s\n' "${stage_names[$i]}" "${stage_seconds[$i]}" >>"$ROOT/.cache/ci/stages.tsv"
-  done
-  printf 'total\t%s\t%s\n' "$SECONDS" "$status" >>"$ROOT/.cache/ci/stages.tsv"
-}
-fast=0; offline=0; only=""
+CI_DIR="$ROOT/.cache/ci"
+BESIDE_LOG="$CI_DIR/beside-the-lab.log" BESIDE_TSV="$CI_DIR/beside-the-lab.tsv"
+mkdir -p "$CI_DIR"
+
+fast=0; offline=0; beside=0; only=""
 # What the other rows run: every test that needs no lab, but the DeepOps release stand-in, which
 # drives DeepOps' own virtualenv (the same on every row) and takes minutes. They share no state, so
 # they run on every core (pytest-xdist); the lab tests share one lab and run one at a time.
@@ -39,11 +27,70 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --fast) fast=1 ;;
     --offline) offline=1 ;;
+    --beside-the-lab) beside=1 ;;
     --molecule) only="$2"; shift ;;
-    *) echo "usage: scripts/test.sh [--fast | --offline] [--molecule NAME]" >&2; exit 2 ;;
+    *) echo "usage: scripts/test.sh [--fast | --offline | --beside-the-lab] [--molecule NAME]" >&2; exit 2 ;;
   esac
   shift
 done
+
+# The jobs beside the lab, one after another, each timed into .cache/ci/beside-the-lab.tsv.
+beside_step() {
+  local name="$1" started=$SECONDS status=0; shift
+  say "$name"
+  "$@" || status=$?
+  printf '%s\t%s\t%s\n' "$name" $((SECONDS - started)) "$status" >>"$BESIDE_TSV"
+  return "$status"
+}
+if [ "$beside" -eq 1 ]; then
+  export PATH="$ROOT/.venv/bin:$PATH" ANSIBLE_CONFIG="$ROOT/ansible.cfg"
+  : >"$BESIDE_TSV"
+  beside_step "ansible-test sanity and units" scripts/ansible-test.sh sanity units
+  beside_step "the DeepOps release stand-in" pytest -q -p no:cacheprovider tests/kubernetes/test_deepops_release.py
+  [ "$fast" -eq 1 ] || beside_step "row ansible 13 (ansible-core 2.20, Python 3.13): the offline tests" \
+    scripts/ansible-row.sh 13 pytest -q -p no:cacheprovider "${OFFLINE_TESTS[@]}"
+  exit 0
+fi
+
+# Stages: stage NAME starts one (and ends the one before); the table is printed on exit.
+stage_names=() stage_seconds=() stage_name="" stage_started=0 beside_pid=""
+end_stage() {
+  [ -n "$stage_name" ] || return 0
+  stage_names+=("$stage_name"); stage_seconds+=($((SECONDS - stage_started))); stage_name=""
+}
+stage() { end_stage; stage_name="$1"; stage_started=$SECONDS; say "$1"; }
+# The jobs beside the lab: their rows join the stage table; one that failed fails the suite.
+end_beside() {
+  local name seconds status failed=0
+  [ -n "$beside_pid" ] || return 0
+  say "waiting for the jobs beside the lab ($BESIDE_LOG)"
+  wait "$beside_pid" || failed=$?
+  beside_pid=""
+  while IFS=$'\t' read -r name seconds status; do
+    stage_names+=("beside the lab: $name$([ "$status" -eq 0 ] || echo " (failed, exit $status)")")
+    stage_seconds+=("$seconds")
+  done <"$BESIDE_TSV"
+  if [ "$failed" -ne 0 ]; then
+    tail -n 60 "$BESIDE_LOG"
+    say "a job beside the lab failed; its whole output: $BESIDE_LOG"
+    return "$failed"
+  fi
+}
+stage_table() {
+  local status=$? i
+  end_stage
+  if [ -n "$beside_pid" ]; then  # the suite stopped early: stop the jobs beside it too
+    kill -- -"$beside_pid" 2>/dev/null || true
+    end_beside || true
+  fi
+  : >"$CI_DIR/stages.tsv"
+  printf '\n==> stages (%s, %d s in all)\n' "$([ "$status" -eq 0 ] && echo passed || echo "failed, exit $status")" "$SECONDS"
+  for i in "${!stage_names[@]}"; do
+    printf '    %-72s %6d s\n' "${stage_names[$i]}" "${stage_seconds[$i]}"
+    printf '%s\t%s\n' "${stage_names[$i]}" "${stage_seconds[$i]}" >>"$CI_DIR/stages.tsv"
+  done
+  printf 'total\t%s\t%s\n' "$SECONDS" "$status" >>"$CI_DIR/stages.tsv"
+}
 
 trap stage_table EXIT
 stage "toolchain"
@@ -57,25 +104,23 @@ stage "ansible-lint (production profile)"
 ansible-lint --offline -q
 stage "ruff (Python lint)"
 ruff check .
+stage "pytest: the tests that need no lab, on every core"
+# A run that collects no tests exits 5; like any non-zero code it fails this script.
+pytest -q -p no:cacheprovider "${OFFLINE_TESTS[@]}"
 if [ "$offline" -eq 1 ]; then
-  stage "pytest (the tests that need no lab) on $(ansible --version | head -n 1)"
-  pytest -q -p no:cacheprovider "${OFFLINE_TESTS[@]}"
+  end_stage
   say "lint and offline tests passed in $((SECONDS - started)) s"
   exit 0
 fi
-stage "ansible-test sanity and units"
-scripts/ansible-test.sh sanity units
-if [ "$fast" -eq 0 ]; then
-  stage "row ansible 14 (ansible-core 2.21, Python 3.13): lint and the offline tests"
-  scripts/ansible-row.sh 14 scripts/test.sh --offline
-  stage "row ansible 13 (ansible-core 2.20, Python 3.13): the offline tests"
-  scripts/ansible-row.sh 13 pytest -q -p no:cacheprovider "${OFFLINE_TESTS[@]}"
-fi
-stage "pytest: the tests that need no lab, on every core"
-# A run that collects no tests exits 5; like any non-zero code it fails this script.
-pytest -q -p no:cacheprovider -n auto -m "not lab" tests
-stage "pytest: the lab tests (tests/e2e/test_newest_row.py runs the site on ansible 14)"
-pytest -q -p no:cacheprovider --durations=30 -m lab tests
+
+# In a process group of their own (setsid), so that an early stop ends all of them.
+fast_flag=(); [ "$fast" -eq 0 ] || fast_flag=(--fast)
+nice -n 10 setsid scripts/test.sh --beside-the-lab "${fast_flag[@]}" </dev/null >"$BESIDE_LOG" 2>&1 &
+beside_pid=$!
+say "beside the lab: ansible-test, the DeepOps release stand-in$([ "$fast" -eq 1 ] || echo ", row 13"); output in $BESIDE_LOG"
+
+stage "pytest: the lab tests"
+pytest -q -p no:cacheprovider --durations=40 -m lab tests
 
 if [ "$fast" -eq 0 ]; then
   for scenario_file in molecule/*/molecule.yml; do
@@ -87,4 +132,5 @@ if [ "$fast" -eq 0 ]; then
   done
 fi
 end_stage
+end_beside
 say "all tests passed in $((SECONDS - started)) s"
