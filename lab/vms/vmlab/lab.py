@@ -86,6 +86,20 @@ def recipe_hash() -> str:
     return digest.hexdigest()[:16]
 
 
+def image_cache() -> str:
+    """Where the machine keeps built images by recipe, so that a new clone (CI's) builds none:
+    AIPOD_VM_IMAGE_CACHE, default /var/cache/aipod-lab/vm-images."""
+    return os.environ.get("AIPOD_VM_IMAGE_CACHE", "/var/cache/aipod-lab/vm-images")
+
+
+def copy_image(source: str, destination: str) -> None:
+    """The image's files, the disk kept sparse; the manifest last, as the mark of a whole copy."""
+    os.makedirs(destination, exist_ok=True)
+    names = sorted(os.listdir(source), key=lambda name: name == "manifest.json")
+    for name in names:
+        subprocess.run(["cp", "--sparse=always", os.path.join(source, name), os.path.join(destination, name)], check=True)
+
+
 # ---------------------------------------------------------------------------- processes
 def pid_of(vm_dir: str) -> int | None:
     """The QEMU process of a VM if it is alive (and really ours)."""
@@ -160,6 +174,11 @@ class VmLab:
             manifest = {}
         if manifest.get("recipe") == recipe and os.path.exists(os.path.join(self.image_dir, "disk.raw")):
             return recipe
+        kept = os.path.join(image_cache(), recipe)
+        if os.path.exists(os.path.join(kept, "manifest.json")):
+            say(f"copying the image of recipe {recipe} this machine built before ({kept})")
+            copy_image(kept, self.image_dir)
+            return recipe
         say(f"building the Debian 12 image (recipe {recipe}; debootstrap from Debian's archive, ~1-2 min)")
         started = time.monotonic()
         subprocess.run([os.path.join(HERE, "build-image"), self.image_dir], check=True)
@@ -168,6 +187,11 @@ class VmLab:
         with open(manifest_path, "w") as handle:
             json.dump(manifest, handle, indent=1)
         say(f"image built in {time.monotonic() - started:.0f} s (kernel {manifest.get('kernel')})")
+        with contextlib.suppress(OSError, subprocess.CalledProcessError):  # a cache that cannot be written is no cache
+            os.makedirs(image_cache(), exist_ok=True)
+            partial = f"{kept}.{os.getpid()}"
+            copy_image(self.image_dir, partial)
+            os.rename(partial, kept)
         return recipe
 
     def ensure_client_key(self) -> bytes:
