@@ -22,7 +22,7 @@ import time
 import pytest
 from lab_support import LAB_DIR, lab, lab_hosts, lab_inventory_copy, playbook, podman, recap
 
-pytestmark = [pytest.mark.lab]
+pytestmark = [pytest.mark.lab, pytest.mark.release_check]
 ADDED = "dgx05"
 EXISTING = ["dgx01", "dgx02", "dgx03", "dgx04"]
 EVENTS = LAB_DIR / "kubernetes" / "logs" / "node-events.jsonl"

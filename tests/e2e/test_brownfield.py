@@ -25,7 +25,7 @@ import pytest
 from lab_support import lab, lab_hosts, playbook, podman, recap
 from project_paths import REPO
 
-pytestmark = [pytest.mark.lab]
+pytestmark = [pytest.mark.lab, pytest.mark.release_check]
 sys.path[:0] = [str(REPO / "lab"), str(REPO / "lab" / "nxos"), str(REPO / "lab" / "ontap")]
 import brownfield  # noqa: E402  (the lab's seeding, path set just above)
 

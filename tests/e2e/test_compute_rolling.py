@@ -19,7 +19,7 @@ import pytest
 from lab_support import BIN, LAB_DIR, lab, lab_hosts, lab_inventory_copy, last_report, playbook, podman, recap
 from project_paths import REPO
 
-pytestmark = [pytest.mark.lab]
+pytestmark = [pytest.mark.lab, pytest.mark.release_check]
 HOSTS = ["dgx01", "dgx02", "dgx03", "dgx04"]
 WORKLOAD = "aipod-lab-workload"
 EDITED = LAB_DIR / "inventories" / "rolling-rsize"

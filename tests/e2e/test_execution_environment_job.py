@@ -12,7 +12,7 @@ import sys
 import pytest
 from project_paths import REPO
 
-pytestmark = [pytest.mark.lab, pytest.mark.slow]
+pytestmark = [pytest.mark.lab, pytest.mark.slow, pytest.mark.release_check]
 
 
 def test_the_site_runs_as_an_awx_job_in_the_image_built_here():

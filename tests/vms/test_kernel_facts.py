@@ -14,7 +14,7 @@ import re
 import pytest
 from vmlab import datapath
 
-pytestmark = [pytest.mark.lab, pytest.mark.slow]
+pytestmark = [pytest.mark.lab, pytest.mark.slow, pytest.mark.release_check]
 
 STORAGE = "storage"
 
