@@ -47,6 +47,8 @@ beside_step() {
 }
 if [ "$beside" -eq 1 ]; then
   export PATH="$ROOT/.venv/bin:$PATH" ANSIBLE_CONFIG="$ROOT/ansible.cfg"
+  # Their playbook runs report elsewhere: the lab tests read reports/latest, which must be their own run.
+  export AIPOD_REPORT_ROOT="$CI_DIR/beside-the-lab-reports"
   : >"$BESIDE_TSV"
   beside_step "ansible-test sanity and units" scripts/ansible-test.sh sanity units
   beside_step "the DeepOps release stand-in" pytest -q -p no:cacheprovider tests/kubernetes/test_deepops_release.py
