@@ -2,7 +2,8 @@
 # The release checks: lab proofs too heavy for CI's 40 minutes (docs/benchmarks.md, "Release
 # checks"), run before a release and after a change to what they prove. The pytest tests marked
 # release_check (adding and decommissioning a DGX, the brownfield start, the rolling change with its
-# drain and health gate, the execution environment as an AWX job, the VMs' data path) and the
+# drain and health gate, drift, the Spectrum pair, faults and secrets, the execution environment as
+# an AWX job, the VMs' data path) and the
 # molecule scenario vm. Stops at the first failure. The longer sweeps stay separate scripts:
 # scripts/kill-sweep.py (about 35 minutes) and scripts/vm-bond-check.py (about 4).
 set -euo pipefail

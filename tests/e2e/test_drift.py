@@ -14,7 +14,7 @@ import subprocess
 import pytest
 from lab_support import BIN, REPO, lab, last_report, ontap_ctl, playbook, recap, switch_states
 
-pytestmark = [pytest.mark.lab]
+pytestmark = [pytest.mark.lab, pytest.mark.release_check]
 
 HAND_EDITS = """\
 - name: Change a switch port by hand

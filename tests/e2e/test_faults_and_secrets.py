@@ -21,7 +21,7 @@ from corpus import lab_secret_values
 from lab_support import BIN, lab, lab_hosts, last_report, ontap_ctl, podman, recap
 from project_paths import REPO
 
-pytestmark = [pytest.mark.lab, pytest.mark.slow]
+pytestmark = [pytest.mark.lab, pytest.mark.slow, pytest.mark.release_check]
 SKIP_DIRS = {".git", ".venv", ".lab", "collections", "__pycache__"}
 
 

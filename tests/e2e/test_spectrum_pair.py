@@ -15,7 +15,7 @@ import sys
 import pytest
 from lab_support import REPO, lab, last_report, playbook, recap
 
-pytestmark = [pytest.mark.lab]
+pytestmark = [pytest.mark.lab, pytest.mark.release_check]
 sys.path[:0] = [str(REPO / "lab"), str(REPO / "lab" / "cumulus"), str(REPO / "lab" / "hosts")]
 import brownfield  # noqa: E402  (the lab's seeding, path set just above)
 import cumuluslab  # noqa: E402
