@@ -20,8 +20,9 @@ running_pid() {
   [ -f "$file" ] || return 1
   pid="$(cat "$file")"
   [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-  # The executable, or for the Python agent the script its interpreter runs.
-  tr '\0' ' ' < "/proc/$pid/cmdline" | awk '{print $1; print $2}' | grep -q "${EXECUTABLE[$name]}\$" || return 1
+  # The executable, or for the Python agent the script its interpreter runs: any word of the command
+  # line, since the toolchain's Python may be started through the Debian 13 root's loader.
+  tr '\0' '\n' < "/proc/$pid/cmdline" | grep -q "${EXECUTABLE[$name]}\$" || return 1
   echo "$pid"
 }
 
