@@ -85,7 +85,8 @@ def layer(site, playbook: str, *args: str, check: bool = False):
 
 
 def test_the_lab_serves_tls_with_its_own_ca_and_refuses_anonymous_requests(cluster):
-    assert lab("status", "kubernetes").returncode == 0
+    status = lab("status", "kubernetes")
+    assert status.returncode == 0, status.stdout + status.stderr
     assert oct(KUBECONFIG.stat().st_mode & 0o777) == "0o600"
     kubeconfig = yaml.safe_load(KUBECONFIG.read_text())
     server = kubeconfig["clusters"][0]["cluster"]["server"]
