@@ -31,7 +31,7 @@ from lab_support import BIN, lab, lab_hosts, last_report, podman, recap
 from project_paths import REPO
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]
-ROLLBACK = 40
+ROLLBACK = 90  # long enough that the resuming run reaches every reachable host first on a loaded machine
 LIVE_FILES = "/etc/systemd/network/60-aipod-*"
 KILL_AT = "network_confirm.yml for "  # the include line: the apply has reported, the confirmation has not run
 RUN_ARGS = ["-e", f"dgx_node_network_rollback_seconds={ROLLBACK}"]
