@@ -1,4 +1,4 @@
-"""Shared fixtures: the repository, the two inventories and a vault decryptor."""
+"""Shared fixtures: the repository, the two inventories and a vault decryptor; the lab tests' proof handoff."""
 from __future__ import annotations
 
 import atexit
@@ -7,6 +7,7 @@ import pathlib
 import shutil
 import tempfile
 
+import lab_support
 import pytest
 from project_paths import LAB, LAB_VAULT_PASSWORD, REPO, SAMPLE_VAULT_PASSWORD, make_decryptor
 
@@ -48,3 +49,9 @@ def sample_copy(tmp_path) -> pathlib.Path:
     shutil.copytree(pathlib.Path(__file__).resolve().parents[1] / "inventories" / "sample", copy)
     return copy
 
+
+
+def pytest_runtest_setup(item) -> None:
+    """A lab test that starts voids a proof of convergence its predecessor did not hand on (lab_support)."""
+    if item.get_closest_marker("lab"):
+        lab_support.lab_test_starts()

@@ -84,3 +84,32 @@ def lab_inventory_copy(name: str) -> Path:
 
 def last_report() -> dict:
     return json.loads((REPO / "reports" / "latest" / "report.json").read_text())
+
+
+# A lab test whose last step proved the whole lab converged (a site run on the lab's inventory that
+# changed nothing and verified without a failure) hands that proof to the next lab test only, which
+# then need not converge the lab again. Any lab test that starts voids an unused proof (tests/conftest.py),
+# so a test that changes the lab in between can never pass a stale one on.
+_PROOF = {"handed": "", "usable": ""}
+
+
+def hand_on_converged(by: str) -> None:
+    """Called last by a test, right after it proved the lab converged; `by` says how."""
+    _PROOF["handed"] = by
+
+
+def lab_test_starts() -> None:
+    _PROOF["usable"], _PROOF["handed"] = _PROOF["handed"], ""
+
+
+def converged_by_previous_test() -> str:
+    """How the previous lab test proved the lab converged, or "" when it did not."""
+    return _PROOF["usable"]
+
+
+def run_proves_converged(output: str) -> bool:
+    """The site run's recap has no change and no failure, and its report's verification no failure."""
+    hosts = recap(output)
+    verification = last_report().get("verification", {})
+    return bool(hosts) and not any(c["changed"] or c["failed"] or c["unreachable"] for c in hosts.values()) \
+        and verification.get("exit_code") in (0, 2) and not verification.get("counts", {}).get("fail", 0)

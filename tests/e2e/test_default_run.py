@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 from deprecation_table import documented_upstream_deprecations, unexplained_deprecations, warning_lines
-from lab_support import BIN, lab, recap
+from lab_support import BIN, hand_on_converged, lab, recap
 from project_paths import REPO
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]
@@ -100,3 +100,12 @@ def test_a_run_prints_no_warning_line(runs, name):
     output = runs[name].stdout + runs[name].stderr
     assert warning_lines(output) == []
     assert "==> upstream deprecation warnings held back:" in output
+
+
+def test_the_pod_is_left_converged_for_the_next_test(runs):
+    """The second site run and compute.yml changed nothing: the next lab test need not converge again."""
+    for name in ("second", "compute"):
+        assert runs[name].returncode == 0, runs[name].stdout[-4000:]
+        hosts = recap(runs[name].stdout)
+        assert hosts and not any(c["changed"] or c["failed"] or c["unreachable"] for c in hosts.values()), hosts
+    hand_on_converged("test_default_run: the second site run and compute.yml changed nothing")
