@@ -217,7 +217,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import fstab, gpus, nfs
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.leftovers import is_temporary
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.nfs import active_nfs_mounts, nfs_capability
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.sysctl import proc_path
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.sysctl import name_problem, proc_path
 
 __all__ = ["active_nfs_mounts", "nfs_capability"]  # the tests read them here, where the facts come from
 
@@ -724,6 +724,9 @@ def main() -> None:
         },
         supports_check_mode=True,
     )
+    refused = [f"{name!r}: {problem}" for name in module.params["sysctl"] if (problem := name_problem(name))]
+    if refused:  # before any file under /proc/sys is opened
+        module.fail_json(msg="not kernel parameter names: " + "; ".join(sorted(refused)))
     host = gather(module)
     gpu_errors: list[str] = []
     if module.params["gpus"]:

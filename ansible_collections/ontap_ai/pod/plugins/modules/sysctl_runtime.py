@@ -60,7 +60,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.sysctl import READ_ONLY, normalise, plan, proc_path
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.sysctl import READ_ONLY, name_problem, normalise, plan, proc_path
 
 __all__ = ["normalise", "plan", "proc_path"]
 
@@ -79,6 +79,10 @@ def _writable(name: str) -> bool:
 
 def main() -> None:
     module = AnsibleModule(argument_spec={"settings": {"type": "dict", "required": True}}, supports_check_mode=True)
+    refused = {str(name): problem for name in module.params["settings"] if (problem := name_problem(name))}
+    if refused:  # before anything is read or written
+        module.fail_json(msg="not kernel parameter names: " + "; ".join(f"{name!r}: {why}" for name, why in sorted(refused.items())),
+                         refused=sorted(refused))
     changes, unavailable = plan(module.params["settings"], _read, _writable)
     if not module.check_mode:
         for name, change in list(changes.items()):

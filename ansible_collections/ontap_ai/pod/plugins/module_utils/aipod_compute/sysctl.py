@@ -6,12 +6,26 @@ whether a host needs converging (pending.py, from the readings of dgx_host_facts
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
 PROC_SYS = "/proc/sys"
 ABSENT = "not in this kernel (or not in this network namespace)"
 READ_ONLY = "/proc/sys is read-only here"
+# A kernel parameter as sysctl(8) names it: two or more dot-separated words of letters, digits, '_'
+# and '-'. Nothing else may become a path under /proc/sys or a line of /etc/sysctl.d.
+NAME = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+\Z")
+NAME_RULE = "two or more dot-separated words of letters, digits, '_' and '-' (as sysctl -a shows it)"
+
+
+def name_problem(name: object) -> str | None:
+    """Why `name` is not a kernel parameter's name, or None when it is one."""
+    if not isinstance(name, str):
+        return f"a {type(name).__name__}, not a string"
+    if not NAME.match(name):
+        return f"not {NAME_RULE}"
+    return None
 
 
 def normalise(value: Any) -> str:
@@ -19,6 +33,10 @@ def normalise(value: Any) -> str:
 
 
 def proc_path(name: str, root: str = PROC_SYS) -> str:
+    """The file of kernel parameter `name` under root; ValueError for a name that is not one."""
+    problem = name_problem(name)
+    if problem:
+        raise ValueError(f"kernel parameter name {name!r}: {problem}")
     return os.path.join(root, *name.split("."))
 
 

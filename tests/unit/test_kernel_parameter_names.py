@@ -1,0 +1,65 @@
+"""Kernel parameter names are model text: only a name sysctl(8) could show becomes a file under
+/proc/sys or a line of /etc/sysctl.d. A key such as `net./etc/sudoers` (dgx_node_sysctl in group_vars
+or -e) is refused by both modules that take names, before they open anything."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+import yaml
+from ansible.module_utils.testing import patch_module_args
+from hypothesis import given
+from hypothesis import strategies as st
+from project_paths import COLLECTION
+
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import sysctl
+from ansible_collections.ontap_ai.pod.plugins.modules import dgx_host_facts, sysctl_runtime
+
+HOSTILE = ["net./etc/sudoers", "net/../../etc/shadow", "net.core..rmem_max", "net.core.rmem_max\nkernel.x",
+           "rmem_max", ".net.core", "net.core.", "net.core rmem", "net.ipv4.conf.eth1/100.rp_filter", ""]
+
+
+def test_the_role_defaults_are_kernel_parameter_names():
+    defaults = yaml.safe_load((COLLECTION / "roles" / "dgx_node" / "defaults" / "main.yml").read_text())
+    assert defaults["dgx_node_sysctl"]
+    assert all(sysctl.name_problem(name) is None for name in defaults["dgx_node_sysctl"])
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_a_name_that_is_not_a_kernel_parameter_has_no_path(name):
+    assert sysctl.name_problem(name)
+    with pytest.raises(ValueError, match="kernel parameter name"):
+        sysctl.proc_path(name)
+
+
+def test_a_name_that_is_not_a_string_is_refused():
+    assert sysctl.name_problem(7) == "a int, not a string"
+
+
+@given(st.text(min_size=1, max_size=40))
+def test_every_accepted_name_maps_to_a_file_below_proc_sys(name):
+    if sysctl.name_problem(name) is None:
+        path = sysctl.proc_path(name, "/proc/sys")
+        assert os.path.commonpath([os.path.normpath(path), "/proc/sys"]) == "/proc/sys"
+        assert os.path.normpath(path) == path and "\n" not in path
+
+
+def run_module(module, capsys, args: dict) -> tuple[int, dict]:
+    with patch_module_args(args), pytest.raises(SystemExit) as exit_info:
+        module.main()
+    return exit_info.value.code, json.loads(capsys.readouterr().out)
+
+
+def test_sysctl_runtime_refuses_the_whole_call_before_writing(capsys, monkeypatch):
+    opened = []
+    monkeypatch.setattr("builtins.open", lambda *args, **kwargs: opened.append(args) or pytest.fail("opened a file"))
+    code, result = run_module(sysctl_runtime, capsys, {"settings": {"net.core.rmem_max": 1, "net./etc/sudoers": "x"}})
+    assert code == 1 and result["failed"], result
+    assert "'net./etc/sudoers'" in result["msg"] and result["refused"] == ["net./etc/sudoers"]
+    assert opened == []
+
+
+def test_dgx_host_facts_refuses_a_name_before_reading(capsys):
+    code, result = run_module(dgx_host_facts, capsys, {"sysctl": ["net.core.rmem_max", "../../etc/shadow"]})
+    assert code == 1 and result["failed"] and "'../../etc/shadow'" in result["msg"], result
