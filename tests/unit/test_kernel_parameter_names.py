@@ -63,3 +63,30 @@ def test_sysctl_runtime_refuses_the_whole_call_before_writing(capsys, monkeypatc
 def test_dgx_host_facts_refuses_a_name_before_reading(capsys):
     code, result = run_module(dgx_host_facts, capsys, {"sysctl": ["net.core.rmem_max", "../../etc/shadow"]})
     assert code == 1 and result["failed"] and "'../../etc/shadow'" in result["msg"], result
+
+
+# ----------------------------------------------------------------------------- validation, before any host
+def test_validation_refuses_a_hostile_key_with_its_file_and_line(sample_copy, decrypt):
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
+
+    (sample_copy / "group_vars" / "dgx.yml").write_text(
+        "---\ndgx_node_sysctl:\n  net.core.rmem_max: 1\n  net./etc/sudoers: 'aipod ALL=(ALL) NOPASSWD: ALL'\n"
+        "  net.core.wmem_max: [1]\n")
+    report = validate_site(str(sample_copy), decrypt=decrypt)
+    found = [f for f in report.errors if f.rule == "role-variable"]
+    assert [(f.path, f.location.line) for f in found] == [(("dgx_node_sysctl", "net./etc/sudoers"), 4),
+                                                          (("dgx_node_sysctl", "net.core.wmem_max"), 5)], found
+    assert all(str(f.location.file).endswith("group_vars/dgx.yml") for f in found)
+    assert "NOPASSWD" not in " ".join(f.message + f.hint for f in found)
+
+
+def test_validation_refuses_a_hostile_key_from_extra_vars(sample_copy):
+    from test_resolved_model import SAMPLE_VAULT_PASSWORD, validate
+
+    password_file = sample_copy.parent / "sample-vault-password"
+    password_file.write_bytes(SAMPLE_VAULT_PASSWORD + b"\n")
+    refused = validate(sample_copy / "hosts.yml", password_file, "-e", '{"dgx_node_sysctl": {"net./etc/sudoers": 1}}')
+    # A key that is not a name is shown by its length only.
+    assert "'dgx_node_sysctl' key '<a key of 16 characters that is not a name, not shown>' is not two or more dot-separated" \
+        in refused, refused[-3000:]
+    assert "extra vars (-e)" in refused and "sudoers" not in refused

@@ -199,10 +199,13 @@ def resolved_settings(view: AnsibleView, already: Sequence[Finding], hosts_file:
     """Hidden characters and connection grammars in the settings as Ansible resolved them, for every
     variable the files' own checks did not already refuse: extra vars (-e) and vars plugins set text
     that never was in a file. Values are never shown."""
+    from .rules.role_variables import value_problems
     from .rules.text import CONNECTION_GRAMMARS, TEMPLATE_MARK, setting_hidden_characters
 
     refused = {str(f.path[2]) for f in already
                if f.rule in ("hidden-character", "connection-setting") and len(f.path) > 2 and f.path[0] in ("hosts", "groups")}
+    # Values the files' own check of role variables already refused.
+    refused_values = {str(f.path[0]) for f in already if f.rule == "role-variable"}
     findings: list[Finding] = []
     reported: set[tuple[str, str]] = set()
     origin = "it was not in the inventory's files as Ansible resolved it: extra vars (-e), a vars plugin or another source set it"
@@ -214,8 +217,12 @@ def resolved_settings(view: AnsibleView, already: Sequence[Finding], hosts_file:
             texts = [value] if isinstance(value, str) else [text for _where, text, _key in _strings_of(value)]
             hidden = sorted({label for text in texts for label in setting_hidden_characters(name, text)})
             grammar = CONNECTION_GRAMMARS.get(name)
+            unsafe = value_problems(name, value) if name not in refused_values else []
             if hidden:
                 problem = (f"'{name}' holds {', '.join(hidden)} for host {host}; {origin}", "write it as one line of visible characters")
+            elif unsafe:
+                _sub, message, fix = unsafe[0]
+                problem = (f"'{name}' {message} for host {host}; {origin}", fix)
             elif grammar is not None and value is not None and not isinstance(value, bool):
                 text = str(value) if isinstance(value, (str, int)) else None
                 if text is None or (not TEMPLATE_MARK.search(text) and not grammar[0].fullmatch(text)):
@@ -223,7 +230,8 @@ def resolved_settings(view: AnsibleView, already: Sequence[Finding], hosts_file:
                                f"give {grammar[1]}, with no spaces, quotes or shell characters")
             if problem:
                 reported.add((name, "any"))
-                findings.append(Finding("hidden-character" if hidden else "connection-setting", "error", ("hosts", host, name),
+                rule = "hidden-character" if hidden else "role-variable" if unsafe else "connection-setting"
+                findings.append(Finding(rule, "error", ("hosts", host, name),
                                         problem[0], problem[1], Location(hosts_file)))
     return findings
 

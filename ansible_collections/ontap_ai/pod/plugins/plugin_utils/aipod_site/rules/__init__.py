@@ -6,14 +6,14 @@ the defensive helpers of .model, so a malformed model (already reported by the s
 makes them raise. RULES lists them in the order their findings are most useful to read.
 
 One module per layer holds that layer's rules (inventory, text, networks, limits, ontap, hosts, switches,
-kubernetes, trident, secrets, artifacts, sizing); context holds the Context they share. A new rule runs only
+kubernetes, trident, secrets, artifacts, role_variables, sizing); context holds the Context they share. A new rule runs only
 once it is listed in RULES. The rules are named through their modules (`rules.kubernetes.kubernetes`).
 """
 from __future__ import annotations
 
 from ..findings import Finding
 from ..inventory import Site
-from . import artifacts, hosts, inventory, kubernetes, limits, networks, ontap, secrets, sizing, switches, text, trident
+from . import artifacts, hosts, inventory, kubernetes, limits, networks, ontap, role_variables, secrets, sizing, switches, text, trident
 from .context import Context, Rule, host_path
 
 RULES: list[Rule] = [
@@ -60,6 +60,8 @@ RULES: list[Rule] = [
     secrets.secrets,
     secrets.files,
     artifacts.artifact_urls,
+    # role variables whose values reach files and devices
+    role_variables.role_variable_values,
     # sizing
     sizing.sizing,
 ]
@@ -85,6 +87,7 @@ __all__ = [
     "kubernetes",
     "networks",
     "ontap",
+    "role_variables",
     "run_rules",
     "secrets",
     "sizing",
