@@ -55,3 +55,10 @@ def pytest_runtest_setup(item) -> None:
     """A lab test that starts voids a proof of convergence its predecessor did not hand on (lab_support)."""
     if item.get_closest_marker("lab"):
         lab_support.lab_test_starts()
+
+
+def pytest_collection_modifyitems(session, config, items) -> None:
+    """The lab tests begin with the one that builds the pod from factory state (test_default_run): the
+    others then start from a converged lab, and the first of them from the proof it hands on."""
+    first = [item for item in items if item.module.__name__ == "test_default_run"]
+    items[:] = first + [item for item in items if item.module.__name__ != "test_default_run"]
