@@ -36,6 +36,9 @@ KUBE_GROUPS = ("kube_control_plane", "kube_node")
 VARS_SUFFIXES = (".yml", ".yaml", ".json", "")
 VARS_DIRS = ("group_vars", "host_vars")
 SECRET_KEY = re.compile(r"^vault_[a-z0-9_]+$")
+# The passwords Ansible takes as connection settings (their values are secrets too).
+CONNECTION_PASSWORDS = frozenset({"ansible_password", "ansible_ssh_password", "ansible_ssh_pass", "ansible_become_password",
+                                  "ansible_become_pass", "ansible_httpapi_password", "ansible_httpapi_pass"})
 TEMPLATE_MARK = re.compile(r"{{|{%")
 
 
@@ -220,8 +223,11 @@ def _yaml_finding(display: str, path: tuple, problem: YamlProblem) -> Finding:
     return _finding("yaml", Location(display, problem.line), path, f"not valid YAML: {problem}", "fix the YAML syntax at this line")
 
 
-def _integer_form_finding(display: str, path: tuple, line: int, written: str) -> Finding:
-    """An integer not written in decimal: YAML 1.1 (Ansible's) reads '02000' as octal 1024."""
+def _integer_form_finding(display: str, path: tuple, line: int, written: str) -> Finding | None:
+    """An integer not written in decimal: YAML 1.1 (Ansible's) reads '02000' as octal 1024. None for a
+    secret, which is refused as a number whatever its form, without quoting it (secret_type_problem)."""
+    if path and is_secret_name(str(path[0])):
+        return None
     try:
         read_as = int(yaml.safe_load(written))
     except (ValueError, TypeError, yaml.YAMLError):
@@ -233,6 +239,24 @@ def _integer_form_finding(display: str, path: tuple, line: int, written: str) ->
     return Finding(rule="integer-form", severity="error" if in_model else "warning", path=path,
                    message=f"'{written}' is an integer written in another form than decimal, {meaning}",
                    hint="write it in plain decimal digits (or quote it if it is text)", location=Location(display, line))
+
+
+def is_secret_name(name: str) -> bool:
+    """A variable that holds a secret: a vault_* variable or an Ansible connection password."""
+    return bool(SECRET_KEY.match(name)) or name in CONNECTION_PASSWORDS
+
+
+def secret_type_problem(value: Any) -> str | None:
+    """Why a secret's decrypted value is not a password's text, never naming the value."""
+    if isinstance(value, VaultValue):
+        return None  # an inline !vault value decrypts to text
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "is written as a number (not shown), which YAML reads as an integer, not as the password's text"
+    if isinstance(value, bool) or not isinstance(value, str):
+        return f"is a {type(value).__name__ if value is not None else 'null'}, not text"
+    if not value.strip():
+        return "is empty"
+    return None
 
 
 def _read_text(path: str, budget: Budget, inside: str | None = None) -> str:
@@ -483,7 +507,8 @@ def _read_vars_files(inventory_dir: str, decrypt: Decryptor | None, findings: li
                 continue
             vars_file = VarsFile(display, scope, owner, data if isinstance(data, dict) else None, lines, encrypted)
             for form_path, line, written in integer_forms:
-                findings.append(_integer_form_finding(display, form_path, line, written))
+                if (form := _integer_form_finding(display, form_path, line, written)) is not None:
+                    findings.append(form)
             for dup_path, first, second in duplicates:
                 findings.append(_finding("duplicate-key", Location(display, second), tuple(dup_path),
                                          f"'{dup_path[-1]}' is written twice in one mapping (first at line {first}); YAML keeps only the last",
@@ -532,11 +557,18 @@ def _collect_keys(site: Site, vars_file: VarsFile, role_options: dict[str, set[s
     for key, value in vars_file.data.items():
         key_text = str(key)
         location = vars_file.locate((key,))
+        if key_text in CONNECTION_PASSWORDS:
+            _connection_password(site, vars_file, key_text, value, location)
+            continue
         if key_text.startswith("ansible_"):
             continue
         if SECRET_KEY.match(key_text):
             target = site.secrets if (vars_file.encrypted or isinstance(value, VaultValue)) else site.plaintext_secrets
             target.setdefault(key_text, location)
+            problem = secret_type_problem(value)
+            if problem:
+                site.findings.append(_finding("secret", location, (key_text,), f"secret '{key_text}' {problem}",
+                                              f"give it the password as quoted text: {key_text}: \"...\""))
             continue
         if key_text in GLOBAL_KEYS:
             if not (vars_file.scope == "group" and vars_file.owner == "all"):
@@ -598,6 +630,25 @@ def _collect_keys(site: Site, vars_file: VarsFile, role_options: dict[str, set[s
             f"did you mean '{close[0]}'?" if close else
             "model keys are " + ", ".join(GLOBAL_KEYS + tuple(HOST_KEYS)) + "; role overrides start with a role name",
         ))
+
+
+# A connection password may name its vault secret ("{{ vault_switch_admin_password }}") and nothing more.
+VAULT_REFERENCE = re.compile(r"\{\{\s*vault_[a-z0-9_]+\s*\}\}")
+
+
+def _connection_password(site: Site, vars_file: VarsFile, key: str, value: Any, location: Location) -> None:
+    """A connection password is encrypted, or names a vault_* secret; never its own text in a vars file."""
+    if vars_file.encrypted or isinstance(value, VaultValue):
+        problem = secret_type_problem(value)
+        if problem:
+            site.findings.append(_finding("secret", location, (key,), f"secret '{key}' {problem}",
+                                          f"give it the password as quoted text: {key}: \"...\""))
+        return
+    if isinstance(value, str) and VAULT_REFERENCE.fullmatch(value.strip()):
+        return
+    site.findings.append(_finding("secret", location, (key,), f"'{key}' holds a password in plain text (not shown)",
+                                  f"name a vault secret instead: {key}: \"{{{{ vault_<name> }}}}\" with vault_<name> in "
+                                  "group_vars/all/vault.yml (ansible-vault edit), or give it as an AWX machine credential"))
 
 
 def _role_of(key: str, role_options: dict[str, set[str]]) -> str | None:
