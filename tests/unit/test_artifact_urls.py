@@ -52,8 +52,43 @@ def test_a_model_url_that_is_no_url_is_refused(tmp_path, decrypt, url, problem):
     assert problem in error.message and error.location.line
 
 
-def test_a_password_in_a_url_is_never_shown():
-    assert shown("http://deploy:s3cret@mirror.example.com:8080/x.tgz") == "http://deploy:***@mirror.example.com:8080/x.tgz"
+@pytest.mark.parametrize(("url", "seen"), [
+    ("http://deploy:s3cret@mirror.example.com:8080/x.tgz", "http://<user part not shown>@mirror.example.com:8080/x.tgz"),
+    ("https://ghp_T0ken@mirror.example.com/x.tgz", "https://<user part not shown>@mirror.example.com/x.tgz"),
+    ("https://u:p#w@mirror.example.com/x.tgz", "https://<user part not shown>@mirror.example.com/x.tgz"),
+    ("https://mirror.example.com/x.tgz", "https://mirror.example.com/x.tgz"),
+])
+def test_no_part_of_a_user_part_is_ever_shown(url, seen):
+    assert shown(url) == seen
+
+
+CREDENTIAL_URLS = ["https://deploy:s3cret@mirror.example.com/deepops.tgz", "https://ghp_T0ken@mirror.example.com/deepops.tgz"]
+
+
+@pytest.mark.parametrize("url", CREDENTIAL_URLS)
+def test_a_model_url_with_a_credential_is_refused_unshown(tmp_path, decrypt, url):
+    report = site_with(tmp_path, decrypt, dict(HTTP_RELEASE, value=url))
+    [error] = [f for f in report.errors if f.rule == "secret"]
+    assert error.key_path() == "kubernetes.deepops.release_url" and error.location.line
+    assert "user part (a token or a password, not shown)" in error.message and "vault" in error.hint
+    assert "s3cret" not in report.text() and "ghp_T0ken" not in report.text() and "deploy" not in report.text()
+
+
+@pytest.mark.parametrize("url", CREDENTIAL_URLS)
+def test_a_role_variable_url_with_a_credential_is_refused_unshown(tmp_path, decrypt, url):
+    report = site_with(tmp_path, decrypt, dict(file="group_vars/all/mirrors.yml", write=f"---\ndeepops_cluster_pip_index_url: {url}\n"))
+    [error] = [f for f in report.errors if f.rule == "secret"]
+    assert error.key_path() == "deepops_cluster_pip_index_url" and error.location.line == 2
+    assert "s3cret" not in report.text() and "ghp_T0ken" not in report.text()
+
+
+@pytest.mark.parametrize("url", ["https://u:p#w@mirror.example.com/deepops.tgz", "https://u:p?w@mirror.example.com/deepops.tgz",
+                                 "https://a@b@mirror.example.com/deepops.tgz"])
+def test_a_url_parsers_read_differently_is_refused(tmp_path, decrypt, url):
+    """urllib (and RFC 3986) read 'https://u:p#w@host' as host 'u' with a fragment; a person reads host."""
+    report = site_with(tmp_path, decrypt, dict(HTTP_RELEASE, value=url))
+    [error] = url_findings(report)
+    assert "read differently by URL parsers" in error.message and "p#w" not in report.text()
 
 
 @pytest.mark.parametrize(("edit", "key"), [

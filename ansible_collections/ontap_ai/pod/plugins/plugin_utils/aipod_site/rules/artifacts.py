@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from .. import model as m
 from ..findings import Finding
+from ..yamlload import VaultValue
 from .context import Context
 
 PLAIN_SCHEMES = ("http", "ftp")
@@ -48,12 +49,43 @@ def plain_scheme(value: Any) -> str | None:
     return scheme if scheme in PLAIN_SCHEMES else None
 
 
+def _user_part(value: str) -> tuple[bool, bool]:
+    """(has a user part, is read differently by parsers) of a URL's text after its scheme.
+
+    RFC 3986 ends the authority at the first '/', '?' or '#'. An '@' after one of them is not a user
+    part to urllib either, but a '#' or '?' inside a password ('https://u:p#w@host') moves the host
+    to 'u' for one reader and to 'host' for a person: any '@' before the path counts as a user part,
+    and one with '?', '#' or a second '@' before it is ambiguous."""
+    rest = value.split("://", 1)[1] if "://" in value else ""
+    head = rest.split("/", 1)[0]
+    if "@" not in head:
+        return False, False
+    before = head[:head.rindex("@")]
+    return True, any(mark in before for mark in "?#@")
+
+
+def credential_problem(value: str) -> str | None:
+    """A URL that carries a credential (a token or a password in its user part), in words, never
+    naming it: such a URL would be printed and stored with the inventory in plain text."""
+    user, _ambiguous = _user_part(value)
+    if user:
+        return "carries a user part (a token or a password, not shown) in a plain-text vars file"
+    return None
+
+
+CREDENTIAL_HINT = ("take the credential out of the URL: serve the artifact from a mirror that needs none in its URL, or "
+                   "keep the whole URL in group_vars/all/vault.yml (ansible-vault edit) and name it from here")
+
+
 def url_problem(value: str) -> str | None:
     """What makes a model URL unusable whatever its scheme, in words; None when it is a URL."""
     if NOT_A_URL.search(value):
         return "is not a URL: it holds white space or control characters"
     if not URL_CHARACTERS.fullmatch(value):
         return "is not a URL: it holds characters a URL must percent-encode (quotes, '<', '>', '`', '{', '}', '\\', '^', '|' or non-ASCII)"
+    if _user_part(value)[1]:
+        return ("is read differently by URL parsers: '?', '#' or '@' in its user part moves its host "
+                "(percent-encode them in the user part)")
     try:
         parts = urlsplit(value)
         host = parts.hostname
@@ -67,16 +99,20 @@ def url_problem(value: str) -> str | None:
 
 
 def shown(url: str) -> str:
-    """The URL as a finding may show it: without a password in its user part, at most 120 characters."""
-    try:
-        parts = urlsplit(url.strip())
-        if parts.password is not None:
-            host = parts.hostname or ""
-            netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
-            url = parts._replace(netloc=netloc).geturl()
-    except ValueError:
-        url = url.split("@", 1)[-1]
-    return url if len(url) <= 120 else url[:117] + "..."
+    """The URL as a finding may show it: nothing of a user part (a token alone is a secret), whatever a
+    parser would take for one; at most 120 characters."""
+    text = url.strip()
+    if _user_part(text)[0]:
+        scheme, rest = text.split("://", 1)
+        head, _sep, path = rest.partition("/")
+        text = f"{scheme}://<user part not shown>@{head.rsplit('@', 1)[1]}" + (f"/{path}" if _sep else "")
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _encrypted(ctx: Context, path: tuple) -> bool:
+    """The model value at path comes from an encrypted vars file (or is an inline !vault value)."""
+    origin = ctx.site.origins.get(path[:1]) or ctx.site.origins.get(path)
+    return bool(origin) and bool(getattr(origin[0], "encrypted", False))
 
 
 def _strings(value: Any, path: tuple) -> Iterator[tuple[tuple, str]]:
@@ -105,6 +141,9 @@ def artifact_urls(ctx: Context) -> None:
         if isinstance(parent, str) and url_problem(parent):
             ctx.error("artifact-url", path, f"{shown(parent)!r} {url_problem(parent)}", "write the full URL of the artifact or its mirror")
             continue
+        if isinstance(parent, str) and credential_problem(parent) and not _encrypted(ctx, path):
+            ctx.error("secret", path, f"{shown(parent)!r} {credential_problem(parent)}", CREDENTIAL_HINT)
+            continue
         scheme = plain_scheme(parent)
         if scheme is None:
             continue
@@ -117,6 +156,14 @@ def artifact_urls(ctx: Context) -> None:
             if vars_file.data is None:
                 continue
             for sub, text in _strings(vars_file.data.get(inner[0]), ()):
+                if "://" in text and (problem := url_problem(text) if _user_part(text)[1] else None):
+                    ctx.findings.append(Finding("artifact-url", "error", inner + sub, f"{shown(text)!r} {problem}",
+                                                "write the full URL of the artifact or its mirror", vars_file.locate(inner + sub)))
+                    continue
+                if not vars_file.encrypted and not isinstance(text, VaultValue) and credential_problem(text):
+                    ctx.findings.append(Finding("secret", "error", inner + sub, f"{shown(text)!r} {credential_problem(text)}",
+                                                CREDENTIAL_HINT, vars_file.locate(inner + sub)))
+                    continue
                 scheme = plain_scheme(text)
                 if scheme is None:
                     continue
