@@ -35,3 +35,28 @@ def test_syntax_errors_carry_a_line():
 def test_vault_files_are_recognised():
     assert is_vault_file("$ANSIBLE_VAULT;1.2;AES256;lab\n3132\n")
     assert not is_vault_file("---\na: 1\n")
+
+
+@pytest.mark.parametrize(("text", "line", "problem"), [
+    ("a: 1\nb: " + "9" * 5000 + "\n", 2, "an integer of 5,000 digits"),
+    ("a: -" + "1" * 101 + "\n", 1, "an integer of 101 digits"),
+    ("a: 1\nb: !!int twelve\n", 2, "tagged as an integer that is not one"),
+    ("a:\n  b: !!float many\n", 2, "tagged as a float that is not one"),
+    ("a: !!timestamp 2026-13-45\n", 1, "tagged as a timestamp that is not one"),
+])
+def test_a_value_yaml_cannot_construct_is_a_located_problem(text, line, problem):
+    """Python refuses to read an integer of over 4,300 digits (ValueError); an odd tag's text raises
+    in its constructor. Both are findings at their line, never an uncaught error."""
+    with pytest.raises(YamlProblem) as raised:
+        load_with_lines(text)
+    assert problem in str(raised.value) and raised.value.line == line
+
+
+def test_a_huge_integer_in_the_model_names_its_file_and_line(sample_copy, decrypt):
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
+
+    path = sample_copy / "group_vars" / "all" / "pod.yml"
+    path.write_text(path.read_text().replace("gpu_ingest_mb_s: 82", "gpu_ingest_mb_s: " + "9" * 5000))
+    report = validate_site(str(sample_copy), decrypt=decrypt)
+    [finding] = [f for f in report.errors if f.rule == "yaml"]
+    assert str(finding.location).endswith("group_vars/all/pod.yml:10") and "5,000 digits" in finding.message

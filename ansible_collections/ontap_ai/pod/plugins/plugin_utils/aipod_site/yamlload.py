@@ -100,6 +100,37 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
     """Safe loader that also reads Ansible's !vault and !unsafe tags."""
 
 
+# No count, size or id of a site model needs more digits; Python refuses to read over 4,300 at all.
+MAX_INTEGER_DIGITS = 100
+
+
+def _construct_int(loader: _Loader, node: yaml.ScalarNode) -> int:
+    digits = sum(character.isalnum() for character in str(node.value))
+    if digits > MAX_INTEGER_DIGITS:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"an integer of {digits:,} digits; no value of a site model has more than {MAX_INTEGER_DIGITS}",
+            node.start_mark)
+    try:
+        return loader.construct_yaml_int(node)
+    except ValueError:  # an explicit !!int tag over text that is no integer
+        raise yaml.constructor.ConstructorError(None, None, "a value tagged as an integer that is not one", node.start_mark) from None
+
+
+def _constructed_or_located(tag: str):
+    """The loader's own constructor for tag, with a value it cannot construct reported at its line."""
+    construct = getattr(_BaseLoader, f"construct_yaml_{tag}")
+
+    def constructor(loader: _Loader, node: yaml.ScalarNode) -> Any:
+        try:
+            return construct(loader, node)
+        except (ValueError, TypeError, OverflowError):
+            raise yaml.constructor.ConstructorError(None, None, f"a value tagged as a {tag} that is not one", node.start_mark) from None
+    return constructor
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+for _tag in ("float", "timestamp", "binary"):
+    _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _constructed_or_located(_tag))
 _Loader.add_constructor("!vault", lambda loader, node: VaultValue(str(loader.construct_scalar(node))))
 _Loader.add_constructor("!unsafe", lambda loader, node: str(loader.construct_scalar(node)))
 
@@ -135,6 +166,8 @@ def load_with_lines(text: str, budget: Budget | None = None,
         raise YamlProblem(f"{exc.problem or exc}", mark.line + 1 if mark else None) from None
     except yaml.YAMLError as exc:
         raise YamlProblem(str(exc), None) from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # a tag's constructor refused its text
+        raise YamlProblem(f"a value YAML cannot construct ({type(exc).__name__})", None) from None
     budget.total_nodes_left -= nodes
     return data, lines, duplicates
 
