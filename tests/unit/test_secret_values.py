@@ -78,3 +78,4 @@ def test_a_connection_password_that_names_a_vault_secret_passes(sample_copy, dec
 def test_secret_names_and_types():
     assert is_secret_name("vault_anything") and is_secret_name("ansible_become_pass") and not is_secret_name("ansible_user")
     assert secret_type_problem("Sample-Pw-1") is None and secret_type_problem("   ") == "is empty"
+

@@ -100,6 +100,22 @@ def ontap_ports_and_groups(ctx: Context) -> None:
                               f"name it {base}-{network_vlan}" if network_vlan else "give the network a vlan")
 
 
+# ONTAP's own accounts and roles (cluster and SVM scope): the bundle creates and changes its Trident
+# account and role, so they must never be one of these.
+ONTAP_BUILT_IN_USERS = frozenset({"admin", "diag", "autosupport", "vsadmin"})
+ONTAP_BUILT_IN_ROLES = frozenset({"admin", "autosupport", "backup", "readonly", "none", "vsadmin", "vsadmin-volume",
+                                  "vsadmin-protocol", "vsadmin-backup", "vsadmin-snaplock", "vsadmin-readonly"})
+
+
+def _trident_account_not_built_in(ctx: Context, path: tuple, account: dict) -> None:
+    for key, built_in, what in (("username", ONTAP_BUILT_IN_USERS, "account"), ("role", ONTAP_BUILT_IN_ROLES, "role")):
+        value = m.as_str(account.get(key))
+        if value and value.lower() in built_in:
+            ctx.error("ontap-name", path + ("trident_account", key),
+                      f"trident_account.{key} {value!r} is ONTAP's built-in {what}; the run would reconfigure it for Trident",
+                      f"name an {what} of the pod's own, e.g. {key}: trident")
+
+
 def svm_settings(ctx: Context) -> None:
     """SVM names, aggregates, NFS settings and snapshot policies are consistent."""
     ontap = m.as_dict(ctx.model.get("ontap"))
@@ -118,6 +134,7 @@ def svm_settings(ctx: Context) -> None:
         if name in seen:
             ctx.error("ontap-name", path + ("name",), f"SVM {name} is declared twice")
         seen.add(name or "")
+        _trident_account_not_built_in(ctx, path, m.as_dict(svm.get("trident_account")))
         if (m.as_str(svm.get("ipspace")) or "Default") not in ipspaces:
             ctx.error("dangling-reference", path + ("ipspace",), f"IPspace {svm.get('ipspace')} is not declared", "add it to ontap.ipspaces")
         for aggr_index, aggregate in enumerate(m.as_list(svm.get("aggregates"))):

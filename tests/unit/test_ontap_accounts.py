@@ -1,0 +1,19 @@
+"""The accounts the bundle makes on ONTAP never collide with ONTAP's own."""
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
+
+
+@pytest.mark.parametrize(("key", "value"), [("username", "vsadmin"), ("username", "Admin"), ("username", "diag"),
+                                            ("role", "vsadmin"), ("role", "vsadmin-volume"), ("role", "readonly")])
+def test_the_trident_account_is_never_one_of_ontaps_own(sample_copy, decrypt, key, value):
+    """The bundle creates and changes the Trident account and its role: never ONTAP's built-in ones."""
+    path = sample_copy / "group_vars" / "all" / "ontap.yml"
+    text = path.read_text()
+    assert f"{key}: trident" in text
+    path.write_text(text.replace(f"{key}: trident", f"{key}: {value}", 1))
+    report = validate_site(str(sample_copy), decrypt=decrypt)
+    [error] = [f for f in report.errors if f.rule == "ontap-name"]
+    assert error.path[-2:] == ("trident_account", key) and "built-in" in error.message and error.location.line
