@@ -17,3 +17,21 @@ def test_the_trident_account_is_never_one_of_ontaps_own(sample_copy, decrypt, ke
     report = validate_site(str(sample_copy), decrypt=decrypt)
     [error] = [f for f in report.errors if f.rule == "ontap-name"]
     assert error.path[-2:] == ("trident_account", key) and "built-in" in error.message and error.location.line
+
+
+def test_two_svms_whose_trident_secrets_would_share_a_name_are_refused(sample_copy, decrypt):
+    import copy
+
+    import yaml
+
+    path = sample_copy / "group_vars" / "all" / "ontap.yml"
+    data = yaml.safe_load(path.read_text())
+    twin = copy.deepcopy(data["ontap"]["svms"][0])
+    assert twin["name"] == "aipod-data"
+    twin["name"] = "aipod_data"
+    data["ontap"]["svms"].append(twin)
+    path.write_text("---\n" + yaml.safe_dump(data, sort_keys=False))
+    report = validate_site(str(sample_copy), decrypt=decrypt)
+    [error] = [f for f in report.errors if f.rule == "kubernetes-name"]
+    assert error.path == ("ontap", "svms", len(data["ontap"]["svms"]) - 1, "name")
+    assert "aipod-data and aipod_data map to one Kubernetes Secret, trident-ontap-aipod-data" in error.message

@@ -55,6 +55,7 @@ RULES: list[Rule] = [
     trident.trident,
     kubernetes.kubernetes_networks,
     trident.trident_backends,
+    trident.trident_secret_names,
     trident.trident_versions,
     # secrets, files and downloads
     secrets.secrets,

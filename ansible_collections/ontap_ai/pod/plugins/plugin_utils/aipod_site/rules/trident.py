@@ -5,7 +5,7 @@ import re
 
 from .. import model as m
 from ..kubernetes.deepops import kube_node_cidrs
-from ..kubernetes.trident import ANF_DRIVER, chart_version_of, kubernetes_support_problem, ontap_transport_finding
+from ..kubernetes.trident import ANF_DRIVER, chart_version_of, kubernetes_support_problem, ontap_secret_name, ontap_transport_finding
 from .context import Context
 
 MOUNT_OPTION = re.compile(r"^[a-z_][a-z0-9_]*(=[A-Za-z0-9_.:/-]+)?$")
@@ -204,3 +204,20 @@ def trident_versions(ctx: Context) -> None:
             report = ctx.error if finding["severity"] == "error" else ctx.warning
             report("versions", ("trident", "backends", index, "use_rest"), f"backend {backend.get('name')}: {finding['message']}",
                    finding["fix"])
+
+
+def trident_secret_names(ctx: Context) -> None:
+    """Each SVM's Trident Secret has a name of its own: the mapping folds case, '_' and '.' into '-',
+    so SVMs aipod-data and aipod_data would share one Secret, and one backend log in with the other's account."""
+    first_of: dict[str, str] = {}
+    for index, svm in enumerate(m.as_list(m.as_dict(ctx.model.get("ontap")).get("svms"))):
+        name = m.as_str(m.as_dict(svm).get("name"))
+        if not name:
+            continue
+        secret = ontap_secret_name(name)
+        if secret in first_of and first_of[secret] != name:
+            ctx.error("kubernetes-name", ("ontap", "svms", index, "name"),
+                      f"SVMs {first_of[secret]} and {name} map to one Kubernetes Secret, {secret}: one Trident backend "
+                      "would log in with the other SVM's account",
+                      "rename one SVM so that the two differ in more than case, '-', '_' and '.'")
+        first_of.setdefault(secret, name)
