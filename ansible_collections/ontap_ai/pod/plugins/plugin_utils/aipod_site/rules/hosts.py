@@ -9,7 +9,9 @@ from .context import Context, host_path
 # Directories of the DGX's own system: an NFS mount on (or inside) one of them would hide what the
 # node needs to run.
 SYSTEM_DIRECTORIES = ("/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/root", "/run",
-                      "/sbin", "/sys", "/usr", "/var")
+                      "/sbin", "/sys", "/tmp", "/usr", "/var")
+# DGX OS's local NVMe RAID, the cache of its training data: a mount over it hides the cache (below it is fine).
+DGX_LOCAL_RAID = "/raid"
 
 
 def normalised_path_problem(path: str) -> str | None:
@@ -137,6 +139,9 @@ def compute_mounts(ctx: Context) -> None:
             elif system:
                 ctx.error("mount", path + ("path",), f"mount point {mount_point} is (inside) {system}, a system directory of the DGX",
                           "mount the FlexGroup under /mnt, /raid or another data directory")
+            elif mount_point.rstrip("/") == DGX_LOCAL_RAID:
+                ctx.error("mount", path + ("path",), f"mount point {DGX_LOCAL_RAID} is DGX OS's local NVMe RAID; the mount would hide "
+                          "its cache of training data", f"mount the FlexGroup under /mnt, or in a directory below {DGX_LOCAL_RAID}")
         if mount.get("path") in seen_paths:
             ctx.error("mount", path + ("path",), f"mount point {mount.get('path')} is used twice")
         seen_paths.setdefault(m.as_str(mount.get("path")) or "", index)
