@@ -23,6 +23,7 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.resolved i
     competing_connection_settings,
     first_difference,
     model_keys,
+    shared_connection_addresses,
 )
 
 BIN = pathlib.Path(sys.executable).parent
@@ -172,3 +173,18 @@ def test_multi_line_kubespray_settings_stay_allowed(sample_copy, password_file):
                                                      "    [plugins]\n      x = 1\n")
     assert validate(sample_copy / "hosts.yml", password_file, "-e",
                     '{"deepops_cluster_config_vars": {"containerd_extra_args": "[plugins]\\n  x = 1\\n"}}') == ""
+
+
+def test_two_hosts_reached_at_one_address_are_refused():
+    view = AnsibleView(hosts=["dgx01", "dgx02", "dgx03", "sw"], values={}, settings={
+        "dgx01": {"ansible_host": "10.0.0.1"}, "dgx02": {"ansible_host": "10.0.0.1 "}, "dgx03": {"ansible_host": "10.0.0.3"},
+        "sw": {"ansible_host": "10.0.0.1", "ansible_port": 2222}})
+    [finding] = shared_connection_addresses(view, "hosts.yml")
+    assert finding.path == ("hosts", "dgx02", "ansible_host") and "hosts dgx01, dgx02 are all reached at 10.0.0.1" in finding.message
+
+
+def test_a_run_refuses_a_host_set_to_another_hosts_address(sample_copy, password_file):
+    (sample_copy / "host_vars" / "dgx02.yml").write_text(
+        (sample_copy / "host_vars" / "dgx02.yml").read_text() + "ansible_host: 10.61.218.101\n")
+    refused = validate(sample_copy / "hosts.yml", password_file)
+    assert "hosts dgx01, dgx02 are all reached at 10.61.218.101" in refused, refused[-3000:]

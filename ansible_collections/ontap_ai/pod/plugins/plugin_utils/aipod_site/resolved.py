@@ -236,6 +236,23 @@ def resolved_settings(view: AnsibleView, already: Sequence[Finding], hosts_file:
     return findings
 
 
+def shared_connection_addresses(view: AnsibleView, hosts_file: str) -> list[Finding]:
+    """Two hosts Ansible would reach at one address and port: the run would configure one machine
+    twice, as two different hosts of the model, and the other never."""
+    by_target: dict[tuple[str, str], list[str]] = {}
+    for host in sorted(view.settings):
+        address = view.settings[host].get("ansible_host")
+        if not isinstance(address, str) or not address.strip():
+            continue
+        port = str(view.settings[host].get("ansible_port") or "")
+        by_target.setdefault((address.strip().lower(), port), []).append(host)
+    return [Finding("ansible-resolved", "error", ("hosts", hosts[1], "ansible_host"),
+                    f"hosts {', '.join(hosts)} are all reached at {address}{f' port {port}' if port else ''}: the run would "
+                    "configure one machine as several hosts of the model",
+                    "give each host its own management address (its model's mgmt_address)", Location(hosts_file))
+            for (address, port), hosts in sorted(by_target.items()) if len(hosts) > 1]
+
+
 def _strings_of(value: Any):
     from .rules.text import _strings
 

@@ -11,7 +11,7 @@ from . import model as m
 from .exported import is_file_inventory, job_inventory_script, load_exported_site, read_document, unreadable_site
 from .findings import Finding, Location, sort_findings
 from .inventory import Site, find_hosts_file, load_role_options, load_site
-from .resolved import AnsibleView, ansible_differences, competing_connection_settings, extra_inventory_sources, resolved_settings
+from .resolved import AnsibleView, ansible_differences, competing_connection_settings, extra_inventory_sources, resolved_settings, shared_connection_addresses
 from .rules import run_rules
 from .schema import SCHEMA_DIR, schema_findings_and_bad_paths
 from .yamlload import Decryptor
@@ -120,6 +120,7 @@ def validate_site(
     if ansible_view is not None:
         findings += ansible_differences(site, ansible_view)
         findings += resolved_settings(ansible_view, findings, site.hosts_file)
+        findings += shared_connection_addresses(ansible_view, site.hosts_file)
         if site.source_kind == "files":
             findings += extra_inventory_sources(ansible_view.sources, find_hosts_file(inventory)[1],
                                                 ansible_view.ignore_exts, ansible_view.ignore_patterns)
