@@ -1,4 +1,5 @@
-"""The accounts the bundle makes on ONTAP never collide with ONTAP's own."""
+"""The ONTAP cluster the model describes is one ONTAP can be: no built-in account taken over, one
+Trident Secret per SVM, whole HA pairs."""
 from __future__ import annotations
 
 import pytest
@@ -35,3 +36,23 @@ def test_two_svms_whose_trident_secrets_would_share_a_name_are_refused(sample_co
     [error] = [f for f in report.errors if f.rule == "kubernetes-name"]
     assert error.path == ("ontap", "svms", len(data["ontap"]["svms"]) - 1, "name")
     assert "aipod-data and aipod_data map to one Kubernetes Secret, trident-ontap-aipod-data" in error.message
+
+
+def test_a_node_without_an_ha_partner_is_refused(sample_copy, decrypt):
+    import copy
+
+    import yaml
+
+    path = sample_copy / "group_vars" / "all" / "ontap.yml"
+    data = yaml.safe_load(path.read_text())
+    third = copy.deepcopy(data["ontap"]["nodes"][1])
+    third.update(name="aipod-a800-03", mgmt_address="10.61.218.23", aggregates=[{"name": "aipod_a800_03_nvme_ssd_1", "disk_count": 23}])
+    data["ontap"]["nodes"].append(third)
+    path.write_text("---\n" + yaml.safe_dump(data, sort_keys=False))
+    report = validate_site(str(sample_copy), decrypt=decrypt)
+    [error] = [f for f in report.errors if f.rule == "ontap-ha"]
+    assert error.path == ("ontap", "nodes", 2, "name") and "aipod-a800-03 has no HA partner" in error.message
+    data["ontap"]["nodes"].append(dict(copy.deepcopy(third), name="aipod-a800-04", mgmt_address="10.61.218.24",
+                                       aggregates=[{"name": "aipod_a800_04_nvme_ssd_1", "disk_count": 23}]))
+    path.write_text("---\n" + yaml.safe_dump(data, sort_keys=False))
+    assert not [f for f in validate_site(str(sample_copy), decrypt=decrypt).errors if f.rule == "ontap-ha"]

@@ -34,6 +34,7 @@ RULES: list[Rule] = [
     limits.ontap_mtu_limit,
     # ONTAP
     ontap.ontap_ports_and_groups,
+    ontap.ha_pairs,
     ontap.svm_settings,
     ontap.data_lifs,
     ontap.aggregates_or_placement,

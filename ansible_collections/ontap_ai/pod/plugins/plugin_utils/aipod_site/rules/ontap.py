@@ -116,6 +116,18 @@ def _trident_account_not_built_in(ctx: Context, path: tuple, account: dict) -> N
                       f"name an {what} of the pod's own, e.g. {key}: trident")
 
 
+def ha_pairs(ctx: Context) -> None:
+    """ONTAP's controllers come in HA pairs: a cluster of more than one node has an even count, so
+    that no node (and none of the aggregates and LIFs it holds) is left without a partner to take over."""
+    listed = m.as_list(m.as_dict(ctx.model.get("ontap")).get("nodes"))
+    named = [(index, node) for index, node in enumerate(listed) if isinstance(node, dict) and m.as_str(node.get("name"))]
+    if len(named) > 1 and len(named) % 2:
+        index, node = named[-1]
+        ctx.error("ontap-ha", ("ontap", "nodes", index, "name"),
+                  f"node {node['name']} has no HA partner: the cluster lists {len(named)} nodes, and ONTAP's "
+                  "controllers come in HA pairs", "add its partner node, or list the nodes of whole HA pairs only")
+
+
 def svm_settings(ctx: Context) -> None:
     """SVM names, aggregates, NFS settings and snapshot policies are consistent."""
     ontap = m.as_dict(ctx.model.get("ontap"))
