@@ -43,6 +43,7 @@ RULES: list[Rule] = [
     ontap.export_policies,
     # hosts
     hosts.host_nics,
+    hosts.linux_device_names,
     hosts.dgx_gpus,
     hosts.compute_mounts,
     # switches

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 
 from .. import model as m
 from .context import Context, host_path
@@ -21,6 +22,75 @@ def normalised_path_problem(path: str) -> str | None:
     if "//" in path or posixpath.normpath(path) != path:
         return f"is not written in its normal form ({posixpath.normpath(path).replace('//', '/')}: no '.', '..', '//' or trailing '/')"
     return None
+
+
+# Linux takes an interface name of at most 15 bytes (IFNAMSIZ 16 with its NUL), without '/', ':'
+# (an alias of the old tools) or white space, and never the loopback's.
+LINUX_NAME_MAX = 15
+LINUX_NAME_FORBIDDEN = re.compile(r"[/:\s]")
+LINUX_RESERVED_NAMES = frozenset({"lo", ".", ".."})
+
+
+def linux_name_problem(name: str) -> str | None:
+    if len(name.encode()) > LINUX_NAME_MAX:
+        return f"is {len(name.encode())} bytes long; Linux takes at most {LINUX_NAME_MAX}"
+    if LINUX_NAME_FORBIDDEN.search(name):
+        return "holds '/', ':' or white space, which a Linux interface name cannot"
+    if name in LINUX_RESERVED_NAMES:
+        return "is the loopback's name" if name == "lo" else "is not an interface name"
+    return None
+
+
+def linux_device_names(ctx: Context) -> None:
+    """Every interface the compute layer configures on a host (NICs, bonds, their VLAN devices <parent>.<vlan>)
+    has a name Linux takes, and no two of them share one: a NIC named like another's VLAN device would
+    have one networkd file written for both."""
+    for kind, hosts in (("dgx", ctx.dgx), ("server", ctx.servers)):
+        for host in hosts:
+            interfaces = m.host_interfaces(ctx.model, host)
+            positions = _interface_positions(hosts[host])
+            for name in interfaces:
+                problem = linux_name_problem(name)
+                if problem:
+                    ctx.error("linux-name", host_path(host, kind, *positions.get(name, ())), f"interface {name!r} of {host} {problem}",
+                              "use the name the OS gives the NIC (ip link), e.g. enp225s0f0, or a bond name such as bond1")
+            owner: dict[str, str] = {name: name for name in interfaces}
+            for entry in m.host_storage_plan(ctx.model, host):
+                device = entry["device"]
+                if device == entry["parent"]:
+                    continue
+                problem = linux_name_problem(device)
+                where = host_path(host, kind, *positions.get(entry["parent"], ()))
+                if problem:
+                    ctx.error("linux-name", where, f"VLAN device {device!r} of {host} {problem}",
+                              f"shorten the name of {entry['parent']}, or use a shorter VLAN id")
+                elif device in owner:
+                    ctx.error("linux-name", where, f"the VLAN device {device} of {entry['parent']} on {host} has the name of "
+                              f"its interface {owner[device]}; one networkd file would be written for both",
+                              "rename one of them (the NIC's name is the OS's; a bond's is the model's)")
+                owner.setdefault(device, entry["parent"])
+
+
+def _interface_positions(data: dict) -> dict[str, tuple]:
+    """Where each NIC, bond or bond member is written in a host's model: name -> (key, index[, 'members', i])."""
+    positions: dict[str, tuple] = {}
+    for key in ("storage_nics", "storage_bonds"):
+        for index, entry in enumerate(m.as_list(data.get(key))):
+            entry = m.as_dict(entry)
+            name = m.as_str(entry.get("name"))
+            if name:
+                positions.setdefault(name, (key, index, "name"))
+            for member_index, member in enumerate(m.as_list(entry.get("members"))):
+                if m.as_str(member):
+                    positions.setdefault(member, (key, index, "members", member_index))
+    inband = m.as_dict(data.get("inband"))
+    for field in ("name", "bond"):
+        if m.as_str(inband.get(field)):
+            positions.setdefault(inband[field], ("inband", field))
+    for member_index, member in enumerate(m.as_list(inband.get("members"))):
+        if m.as_str(member):
+            positions.setdefault(member, ("inband", "members", member_index))
+    return positions
 
 
 def host_nics(ctx: Context) -> None:
