@@ -3,6 +3,7 @@
 Sources (docs/site-model.md, "Device limits"):
 - NX-OS reserves VLANs 3968-4094 for internal use by default (Cisco Nexus "Configuring VLANs":
   `system vlan <id> reserve` moves the block), so a storage VLAN there cannot be created.
+- NX-OS VLAN names (`name` under `vlan <id>`, here the network's name) take 1-32 characters.
 - VLAN 1 is every switch port's default (native) VLAN: a storage or in-band network on it mixes with
   untagged traffic of any port left at its defaults.
 - ONTAP broadcast domains take an MTU of at most 9000 (`network port broadcast-domain create -mtu`);
@@ -14,6 +15,7 @@ from .. import model as m
 from .context import Context
 
 NXOS_RESERVED_VLANS = range(3968, 4095)
+NXOS_VLAN_NAME_MAX = 32  # `vlan <id>` / `name <name>`: 1-32 characters
 DEFAULT_VLAN = 1
 ONTAP_MAX_MTU = 9000
 TAGGED_PURPOSES = ("storage", "roce", "inband")
@@ -32,6 +34,10 @@ def vlan_limits(ctx: Context) -> None:
         if vlan == DEFAULT_VLAN and network.get("purpose") in TAGGED_PURPOSES:
             ctx.error("vlan-limit", path, f"network '{name}' ({network.get('purpose')}) is on VLAN 1, the default VLAN of every "
                       "switch port", "give it a VLAN of its own, 2-3967")
+        if "nxos" in platforms and len(name) > NXOS_VLAN_NAME_MAX:
+            ctx.error("vlan-limit", ("networks", index, "name"), f"network '{name}' names its VLAN on NX-OS, which takes "
+                      f"VLAN names of at most {NXOS_VLAN_NAME_MAX} characters ({len(name)} here)",
+                      f"shorten the network's name to {NXOS_VLAN_NAME_MAX} characters")
         if "nxos" in platforms and vlan in NXOS_RESERVED_VLANS:
             ctx.error("vlan-limit", path, f"VLAN {vlan} of network '{name}' is in NX-OS's reserved range 3968-4094, where the "
                       "switch refuses to create it", "choose a VLAN from 2-3967")

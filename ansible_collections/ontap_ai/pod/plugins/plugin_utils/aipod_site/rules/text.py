@@ -78,6 +78,9 @@ CONNECTION_GRAMMARS = {
     "ansible_port": (re.compile(r"[0-9]{1,5}"), "a TCP port number"),
     # The NX-OS class-map and policy-map names are this prefix plus at most 12 characters (-QUEUING-OUT).
     "switch_nxos_qos_prefix": (re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,27}"), "one NX-OS word of at most 28 letters, digits, '_' or '-'"),
+    # NX-OS VRF names: at most 32 characters; '?' would ask the CLI for help mid-command.
+    "switch_nxos_vpc_keepalive_vrf": (re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,31}"),
+                                      "an NX-OS VRF name of at most 32 letters, digits, '_', '.', ':' or '-'"),
 }
 # Settings whose values the bundle writes out as YAML (to_nice_yaml), where a line break is data.
 MULTILINE_SETTINGS = frozenset({"deepops_cluster_config_vars"})
