@@ -86,6 +86,8 @@ class Site:
     # Where the model's relative file paths (ontap.ca_file, kubernetes.existing.kubeconfig) resolve:
     # aipod_site_files_dir / AIPOD_SITE_FILES_DIR when given, else the inventory directory.
     files_dir: str | None = None
+    # Role variable -> its spec in the role's meta/argument_specs.yml, to type the overrides.
+    role_specs: dict[str, dict] = dataclasses.field(default_factory=dict)
 
     def site_file(self, path: str) -> str:
         """The path of a file the model names, resolved against the site's files directory."""
@@ -684,21 +686,25 @@ def _check_templating(site: Site) -> None:
                 walk(body[key], ("hosts", host, key))
 
 
-def load_role_options(roles_dir: str) -> dict[str, set[str]]:
-    """Options of every role's entry points (meta/argument_specs.yml), to check role overrides."""
+def load_role_specs(roles_dir: str) -> dict[str, dict[str, dict]]:
+    """Every role's options with their specs (meta/argument_specs.yml; an option several entry points
+    declare keeps its first spec, main's first): role -> option -> spec."""
     import yaml  # local: only this helper needs it beyond yamlload
 
-    options: dict[str, set[str]] = {}
+    specs: dict[str, dict[str, dict]] = {}
     if not os.path.isdir(roles_dir):
-        return options
+        return specs
     for role in sorted(os.listdir(roles_dir)):
+        if not os.path.isdir(os.path.join(roles_dir, role)):
+            continue
         spec_path = os.path.join(roles_dir, role, "meta", "argument_specs.yml")
-        names: set[str] = set()
+        options: dict[str, dict] = {}
         if os.path.isfile(spec_path):
             with open(spec_path, encoding="utf-8") as handle:
-                spec = yaml.safe_load(handle) or {}
-            for entry in (spec.get("argument_specs") or {}).values():
-                names.update((entry or {}).get("options", {}) or {})
-        if os.path.isdir(os.path.join(roles_dir, role)):
-            options[role] = names
-    return options
+                entries = (yaml.safe_load(handle) or {}).get("argument_specs") or {}
+            for entry_point in sorted(entries, key=lambda name: name != "main"):
+                for name, spec in ((entries[entry_point] or {}).get("options") or {}).items():
+                    options.setdefault(name, spec if isinstance(spec, dict) else {})
+        specs[role] = options
+    return specs
+

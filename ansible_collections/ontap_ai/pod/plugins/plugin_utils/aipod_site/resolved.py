@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .findings import Finding, Location
@@ -195,7 +195,8 @@ def _differs(site: Site, path: tuple, differing: list[tuple[str, str]]) -> Findi
                    "the validator does not read", SOURCES_HINT, site.locate(path))
 
 
-def resolved_settings(view: AnsibleView, already: Sequence[Finding], hosts_file: str) -> list[Finding]:
+def resolved_settings(view: AnsibleView, already: Sequence[Finding], hosts_file: str,
+                      role_specs: Mapping[str, Mapping] | None = None) -> list[Finding]:
     """Hidden characters and connection grammars in the settings as Ansible resolved them, for every
     variable the files' own checks did not already refuse: extra vars (-e) and vars plugins set text
     that never was in a file. Values are never shown."""
@@ -217,7 +218,7 @@ def resolved_settings(view: AnsibleView, already: Sequence[Finding], hosts_file:
             texts = [value] if isinstance(value, str) else [text for _where, text, _key in _strings_of(value)]
             hidden = sorted({label for text in texts for label in setting_hidden_characters(name, text)})
             grammar = CONNECTION_GRAMMARS.get(name)
-            unsafe = value_problems(name, value) if name not in refused_values else []
+            unsafe = value_problems(name, value, (role_specs or {}).get(name)) if name not in refused_values else []
             if hidden:
                 problem = (f"'{name}' holds {', '.join(hidden)} for host {host}; {origin}", "write it as one line of visible characters")
             elif unsafe:

@@ -10,7 +10,7 @@ from typing import Any
 from . import model as m
 from .exported import is_file_inventory, job_inventory_script, load_exported_site, read_document, unreadable_site
 from .findings import Finding, Location, sort_findings
-from .inventory import Site, find_hosts_file, load_role_options, load_site
+from .inventory import Site, find_hosts_file, load_role_specs, load_site
 from .resolved import AnsibleView, ansible_differences, competing_connection_settings, extra_inventory_sources, resolved_settings, shared_connection_addresses
 from .rules import run_rules
 from .schema import SCHEMA_DIR, schema_findings_and_bad_paths
@@ -97,7 +97,8 @@ def validate_site(
     run_scripts=False reads no executable inventory script, as an Ansible without the script plugin.
     """
     started = time.perf_counter()
-    role_options = load_role_options(roles_dir or os.path.join(COLLECTION_ROOT, "roles"))
+    role_specs = load_role_specs(roles_dir or os.path.join(COLLECTION_ROOT, "roles"))
+    role_options = {role: set(options) for role, options in role_specs.items()}
     inventory = job_inventory_script(inventory) or inventory
     if is_file_inventory(inventory):
         site = load_site(inventory, decrypt=decrypt, role_options=role_options)
@@ -116,10 +117,11 @@ def validate_site(
             ansible_view = None
     if files_dir:
         site = dataclasses.replace(site, files_dir=files_dir)
+    site = dataclasses.replace(site, role_specs={name: spec for options in role_specs.values() for name, spec in options.items()})
     findings = list(site.findings) + competing_connection_settings(site) + check_model(site, schema_dir, check_files)
     if ansible_view is not None:
         findings += ansible_differences(site, ansible_view)
-        findings += resolved_settings(ansible_view, findings, site.hosts_file)
+        findings += resolved_settings(ansible_view, findings, site.hosts_file, site.role_specs)
         findings += shared_connection_addresses(ansible_view, site.hosts_file)
         if site.source_kind == "files":
             findings += extra_inventory_sources(ansible_view.sources, find_hosts_file(inventory)[1],

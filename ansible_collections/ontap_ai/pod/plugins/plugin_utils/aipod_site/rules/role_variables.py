@@ -1,13 +1,22 @@
-"""Role variables are model text: the values a site gives role overrides, checked where the safety
-of a device depends on them (issue 40). A kernel parameter of dgx_node_sysctl becomes a path under
-/proc/sys and a line of /etc/sysctl.d on every DGX, as root: only a name sysctl(8) could show passes.
+"""Role variables are model text: the values a site gives role overrides are checked before any
+device is contacted, as the role would check them only once it runs.
+
+Every override is held to its option in the role's meta/argument_specs.yml (type, elements, choices,
+sub-options), with Ansible's own argument spec validator. Where the safety of a device depends on
+more than the type, VALUE_RULES adds a rule: a kernel parameter of dgx_node_sysctl becomes a path
+under /proc/sys and a line of /etc/sysctl.d on every DGX, as root, so only a name sysctl(8) could
+show passes. Findings never show a value.
 
 value_problems serves both the files (role_variable_values, with file and line) and what Ansible
 resolved from other sources such as extra vars (resolved.resolved_settings)."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import copy
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.errors import ArgumentTypeError, ArgumentValueError, UnsupportedError
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.sysctl import NAME_RULE, name_problem
 
@@ -38,17 +47,69 @@ VALUE_RULES: dict[str, Callable[[Any], Iterator[Problem]]] = {
 }
 
 
-def value_problems(name: str, value: Any) -> list[Problem]:
+# Keys of an argument spec that describe an option for people, not for the validator.
+_DOCUMENTATION_KEYS = frozenset({"description", "version_added", "notes"})
+
+
+def _validator_spec(spec: Mapping) -> dict:
+    """An argument spec option as the validator takes it: without its documentation keys."""
+    cleaned = {key: value for key, value in spec.items() if key not in _DOCUMENTATION_KEYS}
+    if isinstance(cleaned.get("options"), Mapping):
+        cleaned["options"] = {name: _validator_spec(option or {}) for name, option in cleaned["options"].items()}
+    return cleaned
+
+
+def _describe(spec: Mapping) -> str:
+    kind = spec.get("type", "str")
+    text = f"{kind} of {spec['elements']}" if kind == "list" and spec.get("elements") else str(kind)
+    if spec.get("choices"):
+        text += " (one of " + ", ".join(map(str, spec["choices"])) + ")"
+    return text
+
+
+def spec_problems(name: str, value: Any, spec: Mapping | None) -> list[Problem]:
+    """What makes value not an accepted value of the option spec, as the role's own check would find
+    at its start; a value holding a template is left to the template rules (it has no type yet)."""
+    if spec is None or _holds_template(value):
+        return []
+    result = ArgumentSpecValidator({name: _validator_spec(spec)}).validate({name: copy.deepcopy(value)})
+    problems: list[Problem] = []
+    fix = f"give {_describe(spec)}, as roles/<role>/meta/argument_specs.yml describes '{name}'"
+    for error in result.errors:
+        if isinstance(error, ArgumentTypeError):
+            problems.append(((), f"is not of the type its role takes ({_describe(spec)}; the value is not shown)", fix))
+        elif isinstance(error, ArgumentValueError):
+            problems.append(((), f"is not one of the values its role takes ({_describe(spec)}; the value is not shown)", fix))
+        elif isinstance(error, UnsupportedError):
+            problems.append(((), "holds a key its role does not take", fix))
+        else:
+            problems.append(((), f"breaks its role's argument spec ({type(error).__name__})", fix))
+    return list(dict.fromkeys(problems))
+
+
+def _holds_template(value: Any) -> bool:
+    if isinstance(value, str):
+        return "{{" in value or "{%" in value
+    if isinstance(value, Mapping):
+        return any(_holds_template(key) or _holds_template(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_holds_template(item) for item in value)
+    return False
+
+
+def value_problems(name: str, value: Any, spec: Mapping | None = None) -> list[Problem]:
+    """The argument spec's findings first; a variable's own rule only on a value of the right type."""
+    problems = spec_problems(name, value, spec)
     check = VALUE_RULES.get(name)
-    return list(check(value)) if check else []
+    return problems or (list(check(value)) if check else [])
 
 
 def role_variable_values(ctx: Context) -> None:
-    """Every file's override of a variable VALUE_RULES lists is checked, each problem at its line."""
-    for name in sorted(VALUE_RULES):
-        for vars_file, inner in ctx.site.role_overrides.get(name, []):
+    """Every file's role override is checked against its argument spec and VALUE_RULES, each problem at its line."""
+    for name in sorted(ctx.site.role_overrides):
+        for vars_file, inner in ctx.site.role_overrides[name]:
             if vars_file.data is None:
                 continue
-            for sub, message, fix in value_problems(name, vars_file.data.get(inner[0])):
+            for sub, message, fix in value_problems(name, vars_file.data.get(inner[0]), ctx.site.role_specs.get(name)):
                 path = inner + sub
                 ctx.findings.append(Finding("role-variable", "error", path, f"'{name}' {message}", fix, vars_file.locate(path)))
