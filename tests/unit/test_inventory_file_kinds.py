@@ -94,3 +94,11 @@ def test_a_linked_directory_that_loops_is_read_once(sample):
     started = time.monotonic()
     load_site(str(sample))
     assert time.monotonic() - started < 5
+
+
+def test_group_loops_are_found_once_each():
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import group_loops
+
+    assert group_loops({"all": {"a", "b"}, "a": {"b"}, "b": {"a"}}) == [["a", "b", "a"]]
+    assert group_loops({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"d"}}) == [["a", "b", "c", "a"], ["d", "d"]]
+    assert group_loops({"all": {"a", "b"}, "a": {"c"}, "b": {"c"}}) == []

@@ -188,3 +188,20 @@ def test_a_run_refuses_a_host_set_to_another_hosts_address(sample_copy, password
         (sample_copy / "host_vars" / "dgx02.yml").read_text() + "ansible_host: 10.61.218.101\n")
     refused = validate(sample_copy / "hosts.yml", password_file)
     assert "hosts dgx01, dgx02 are all reached at 10.61.218.101" in refused, refused[-3000:]
+
+
+def test_a_group_ansible_holds_otherwise_is_named(sample):
+    view = view_of(sample)
+    view.groups = {group: list(hosts) for group, hosts in sample.groups.items()}
+    assert ansible_differences(sample, view) == []
+    view.groups["kube_node"] = []
+    [finding] = ansible_differences(sample, view)
+    assert finding.path == ("groups", "kube_node") and "it lacks dgx01, dgx02, dgx03, dgx04" in finding.message
+
+
+def test_a_group_loop_in_the_hosts_file_is_refused_and_ansibles_groups_compared(sample_copy, password_file):
+    hosts = sample_copy / "hosts.yml"
+    hosts.write_text(hosts.read_text() + "      children:\n        k8s_cluster:\n    k8s_cluster:\n      children:\n        kube_node:\n")
+    refused = validate(hosts, password_file)
+    assert "group 'k8s_cluster' is its own descendant (k8s_cluster -> kube_node -> k8s_cluster)" in refused, refused[-3000:]
+    assert "Ansible's group 'k8s_cluster' is not the one" in refused

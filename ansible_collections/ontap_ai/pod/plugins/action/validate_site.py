@@ -81,6 +81,8 @@ class ActionModule(ActionBase):
                     # A value that does not resolve (a template over a key the model lacks, a vault value this run
                     # cannot decrypt): the files' own findings name its cause.
                     continue
-        return AnsibleView(hosts=hosts, values=values, settings=settings,
+        groups = {to_text(group): sorted(to_text(host) for host in members or [])
+                  for group, members in (task_vars.get("groups") or {}).items()}
+        return AnsibleView(hosts=hosts, values=values, settings=settings, groups=groups,
                            sources=tuple(to_text(source) for source in task_vars.get("ansible_inventory_sources") or []),
                            ignore_exts=tuple(C.INVENTORY_IGNORE_EXTS), ignore_patterns=tuple(C.INVENTORY_IGNORE_PATTERNS))

@@ -359,6 +359,12 @@ def _read_hosts_file(hosts_file: str, display: str, findings: list[Finding], bud
 
     for top, body in data.items():
         walk(str(top), body, (top,))
+    for loop in group_loops(children):
+        where = group_paths.get(loop[0], ())
+        findings.append(_finding("inventory-layout", Location(display, lines.get(where)), ("groups", loop[0]),
+                                 f"group '{loop[0]}' is its own descendant ({' -> '.join(loop)}): Ansible refuses the loop or "
+                                 "drops groups from it, and runs on other hosts than the file lists",
+                                 "list each group under parents that are not its own children"))
 
     flattened, host_groups = flatten_groups(groups, children)
     return flattened, host_groups, inline_vars, lines, host_paths, group_paths
@@ -388,6 +394,31 @@ def _inline_vars_file(site: Site, host: str, occurrences: list[tuple[dict, tuple
                 if inner[:len(where)] == where:
                     lines[(key_text,) + inner[len(where):]] = line
     return VarsFile(site.hosts_file, "host", host, data, lines or {(): 1}), findings
+
+
+def group_loops(children: dict[str, set[str]]) -> list[list[str]]:
+    """Each loop of the children graph once, as the path that closes it ('a -> b -> a')."""
+    loops: list[list[str]] = []
+    seen_loops: set[frozenset[str]] = set()
+    done: set[str] = set()
+
+    def visit(group: str, trail: list[str]) -> None:
+        if group in trail:
+            loop = trail[trail.index(group):] + [group]
+            key = frozenset(loop)
+            if key not in seen_loops:
+                seen_loops.add(key)
+                loops.append(loop)
+            return
+        if group in done:
+            return
+        for child in sorted(children.get(group, set())):
+            visit(child, trail + [group])
+        done.add(group)
+
+    for group in sorted(children):
+        visit(group, [])
+    return loops
 
 
 def flatten_groups(direct: dict[str, set[str]], children: dict[str, set[str]],

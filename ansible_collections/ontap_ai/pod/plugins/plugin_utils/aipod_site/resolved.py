@@ -35,6 +35,8 @@ class AnsibleView:
     # host -> the role overrides and ansible_* connection settings Ansible resolved for it, whatever
     # set them (the inventory's files, extra vars, a vars plugin): they reach devices as the model does.
     settings: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    # group -> its hosts, as Ansible's `groups` holds them (None: not known, as for an exported inventory's document).
+    groups: dict[str, list[str]] | None = None
 
 
 # Connection settings without a grammar that still reach ssh or a remote shell, and the playbooks'
@@ -71,6 +73,18 @@ def ansible_differences(site: Site, view: AnsibleView) -> list[Finding]:
         findings.append(Finding("ansible-resolved", "error", ("hosts", host),
                                 f"{site.hosts_file} lists host '{host}', which Ansible did not read", SOURCES_HINT,
                                 Location(site.hosts_file)))
+    for group in sorted(set(site.groups) - {"all"}):
+        if view.groups is None:
+            break
+        theirs, ours = set(view.groups.get(group, [])), set(site.groups[group])
+        if theirs != ours:
+            missing, extra = sorted(ours - theirs), sorted(theirs - ours)
+            said = "; ".join(part for part in (
+                f"it lacks {_some(missing)}" if missing else "", f"it also holds {_some(extra)}" if extra else "") if part)
+            findings.append(Finding("ansible-resolved", "error", ("groups", group),
+                                    f"Ansible's group '{group}' is not the one {site.hosts_file} lists ({said})",
+                                    "fix the hosts file's groups (a group under its own children is dropped by Ansible), "
+                                    "and keep other inventory sources out of the run", Location(site.hosts_file)))
     hosts = sorted(listed & set(view.hosts))
     for key in GLOBAL_KEYS:
         differing = [(host, where) for host in hosts
@@ -84,6 +98,10 @@ def ansible_differences(site: Site, view: AnsibleView) -> list[Finding]:
             if where:
                 findings.append(_differs(site, ("hosts", host, key), [(host, where)]))
     return findings
+
+
+def _some(hosts: list[str]) -> str:
+    return ", ".join(hosts[:SHOWN_HOSTS]) + (f" and {len(hosts) - SHOWN_HOSTS} more" if len(hosts) > SHOWN_HOSTS else "")
 
 
 def competing_connection_settings(site: Site) -> list[Finding]:
