@@ -43,6 +43,27 @@ def port_map(platform: Any, model: Any) -> dict | None:
     return None
 
 
+def port_identity(platform: Any, name: Any) -> tuple[int, int, int | None] | None:
+    """(module, port, lane) of a port name as the switch reads its numbers (leading zeros and all);
+    None for a name of another form. A whole port has lane None."""
+    if not isinstance(name, str) or platform not in _PORT:
+        return None
+    match = _PORT[platform].match(name)
+    if not match:
+        return None
+    if platform == "nxos":
+        return int(match[1]), int(match[2]), int(match[3]) if match[3] is not None else None
+    return 1, int(match[1]), int(match[2]) if match[2] is not None else None
+
+
+def port_name(platform: str, identity: tuple[int, int, int | None]) -> str:
+    """The port's name as the switch shows it (no leading zeros)."""
+    module, number, lane = identity
+    if platform == "nxos":
+        return f"Ethernet{module}/{number}" + (f"/{lane}" if lane is not None else "")
+    return f"swp{number}" + (f"s{lane}" if lane is not None else "")
+
+
 def port_problem(platform: Any, name: Any, ports: dict | None) -> str | None:
     """Why a port name does not exist on a switch with this port map (None: it exists, or no map)."""
     if ports is None or not isinstance(name, str) or platform not in _PORT:

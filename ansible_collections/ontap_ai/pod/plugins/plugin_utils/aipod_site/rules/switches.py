@@ -19,13 +19,30 @@ def switch_ports(ctx: Context) -> None:
         platform = data.get("platform")
         prefix = {"nxos": "Ethernet", "cumulus": "swp"}.get(platform)
 
+        whole: dict[tuple[int, int], tuple[str, tuple]] = {}  # (module, port) -> (name, path) of a port used unbroken
+        lanes: dict[tuple[int, int], tuple[str, tuple]] = {}  # ... of the first breakout lane used
+
         def use(port: Any, path: tuple) -> None:
             if not isinstance(port, str):
                 return
+            identity = platforms.port_identity(platform, port)
+            if identity is not None and platforms.port_name(platform, identity) != port:
+                ctx.error("switch-port", path, f"{switch} port {port} is written with leading zeros; the switch shows it as "
+                          f"{platforms.port_name(platform, identity)}", f"write {platforms.port_name(platform, identity)}")
+                port = platforms.port_name(platform, identity)
             if port in used:
                 ctx.error("switch-port", path, f"{switch} port {port} is used twice (also at {ctx.site.locate(used[port])})",
                           "use each port once: as a port, a port-channel member or a peer-link member")
             used.setdefault(port, path)
+            if identity is not None:
+                parent = identity[:2]
+                mine, other = (lanes, whole) if identity[2] is not None else (whole, lanes)
+                if parent in other and other[parent][0] != port:
+                    name, where = other[parent]
+                    ctx.error("switch-port", path, f"{switch} uses {port} and {name} ({ctx.site.locate(where)}): a port is "
+                              "either broken out into lanes or used whole, not both",
+                              "use the lanes of a broken-out port, or the port whole")
+                mine.setdefault(parent, (port, path))
             if prefix and not port.startswith(prefix):
                 ctx.error("switch-port", path, f"{port} is not a {platform} port name", f"{platform} ports are named {prefix}...")
 
