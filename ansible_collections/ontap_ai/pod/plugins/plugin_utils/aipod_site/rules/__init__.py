@@ -52,6 +52,7 @@ RULES: list[Rule] = [
     switches.vpc_pairs,
     switches.switch_fabric,
     switches.storage_bonds,
+    switches.storage_nic_cabling,
     # Kubernetes and Trident
     kubernetes.kubernetes,
     trident.trident,

@@ -409,14 +409,8 @@ def _loop_free_and_joined(ctx: Context, pairs: dict[tuple[str, ...], str]) -> No
                       "add an uplink port-channel between the pairs (or a spine pair both uplink to)")
 
 
-def storage_bonds(ctx: Context) -> None:
-    """A storage bond's members are each cabled to a plain port, one on each switch of one vPC/MLAG pair, and
-    per pair the primaries are spread over its two switches (their counts differ by one at most), as
-    NVA-1173 distributes them. A bond whose network reaches ONTAP on one switch only is a warning: the
-    hosts whose primary is on the other send all their storage traffic over the peer link. A model
-    without switches (the VM lab's pod) has no cabling to check."""
-    if not ctx.switches:
-        return
+def _cabling(ctx: Context) -> tuple[dict[tuple[str, str], str], dict[str, set[str]]]:
+    """(host, NIC) -> the switch whose plain port it is cabled to; network -> the switches ONTAP reaches it through."""
     cabled: dict[tuple[str, str], str] = {}
     ontap_switches: dict[str, set[str]] = {}
     for switch, data in ctx.switches.items():
@@ -429,6 +423,37 @@ def storage_bonds(ctx: Context) -> None:
             if end and end["kind"] == "ontap":
                 for network, _tagged in end["memberships"]:
                     ontap_switches.setdefault(network, set()).add(switch)
+    return cabled, ontap_switches
+
+
+def storage_nic_cabling(ctx: Context) -> None:
+    """Every storage NIC of a DGX on a network ONTAP reaches through the switches is cabled to a switch
+    port, as bond members must be; a NIC cabled outside the model says so (cabled_outside_model: true)."""
+    if not ctx.switches:
+        return
+    cabled, ontap_switches = _cabling(ctx)
+    for host, data in ctx.dgx.items():
+        for index, nic in enumerate(m.as_list(data.get("storage_nics"))):
+            nic = m.as_dict(nic)
+            name, network = m.as_str(nic.get("name")), m.as_str(nic.get("network"))
+            if not name or network not in ontap_switches or nic.get("cabled_outside_model") is True:
+                continue
+            if (host, name) not in cabled:
+                ctx.error("switch-port", host_path(host, "dgx", "storage_nics", index, "name"),
+                          f"storage NIC {name} of {host} is on network {network}, which the switches serve, and is cabled "
+                          "to no switch port", "add a port for it on the switch its cable reaches (connects_to: {host, nic}), "
+                          "or set cabled_outside_model: true on the NIC where the model does not hold its switch")
+
+
+def storage_bonds(ctx: Context) -> None:
+    """A storage bond's members are each cabled to a plain port, one on each switch of one vPC/MLAG pair, and
+    per pair the primaries are spread over its two switches (their counts differ by one at most), as
+    NVA-1173 distributes them. A bond whose network reaches ONTAP on one switch only is a warning: the
+    hosts whose primary is on the other send all their storage traffic over the peer link. A model
+    without switches (the VM lab's pod) has no cabling to check."""
+    if not ctx.switches:
+        return
+    cabled, ontap_switches = _cabling(ctx)
     leaving = set(m.group_members(ctx.model, "decommission"))
     spread: dict[tuple[str, ...], dict[str, list[tuple]]] = {}
     networks_of_pair: dict[tuple[str, ...], set[str]] = {}
