@@ -48,3 +48,20 @@ def test_an_override_from_extra_vars_is_typed_too(sample_copy):
     assert "'dgx_node_roce_trust' is not one of the values its role takes" in refused and "extra vars (-e)" in refused, refused[-3000:]
     assert "sometimes" not in refused
     assert validate(sample_copy / "hosts.yml", password_file, "-e", "dgx_node_ring_size=4096") == ""
+
+
+@pytest.mark.parametrize(("group", "text", "problem"), [
+    ("switches", "switch_nxos_render_dir: /etc/cron.d\n", "is (inside) /etc, a system directory"),
+    ("all/paths", "deepops_cluster_work_dir: /usr/local/lib\n", "is (inside) /usr"),
+    ("dgx", "verify_compute_rollback_state_dir: /var/lib/aipod/../../../etc\n", "is not written in its normal form"),
+    ("all/paths", "kubernetes_access_kubeconfig_dir: ../../somewhere\n", "climbs out of the project"),
+    ("all/paths", "verify_report_layers: {switches: ok}\n", "is handed from one role to the next by the bundle"),
+])
+def test_a_directory_the_roles_write_into_stays_out_of_system_directories(sample_copy, decrypt, group, text, problem):
+    [error] = role_findings(sample_copy, decrypt, group, text)
+    assert problem in error.message, error
+
+
+def test_the_bundles_own_directories_pass(sample_copy, decrypt):
+    assert role_findings(sample_copy, decrypt, "all/paths", "deepops_cluster_work_dir: /opt/aipod/deepops\n"
+                         "verify_compute_rollback_state_dir: /var/lib/aipod/storage-net\nswitch_nxos_render_dir: reports/switches\n") == []

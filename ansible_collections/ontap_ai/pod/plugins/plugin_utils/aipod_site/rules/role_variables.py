@@ -41,9 +41,51 @@ def _kernel_parameters(value: Any) -> Iterator[Problem]:
                 "give a number or a line of numbers and words, as sysctl -w takes it"
 
 
+# Where the roles may write inside a system directory: the bundle's own state, and scratch space.
+WRITABLE_INSIDE = ("/var/lib/aipod", "/tmp", "/var/tmp")
+
+
+def _directory(value: Any) -> Iterator[Problem]:
+    """A directory the roles write files into (rendered configurations, state, kubeconfigs, DeepOps'
+    tree): written in its normal form, and never a system directory or inside one, where a file named
+    after a switch or a host could become a cron job, a unit or a library."""
+    from .hosts import SYSTEM_DIRECTORIES, normalised_path_problem
+
+    if not isinstance(value, str) or not value.strip():
+        yield (), f"is {'empty' if isinstance(value, str) else 'a ' + type(value).__name__}, not a directory", \
+            "give the directory's path"
+        return
+    if not value.startswith("/"):
+        if ".." in value.split("/"):
+            yield (), "climbs out of the project with '..'", "give an absolute path, or one below the project"
+        return
+    problem = normalised_path_problem(value)
+    if problem:
+        yield (), f"{problem}", "write the directory in its normal form"
+        return
+    system = next((d for d in SYSTEM_DIRECTORIES if value == d or value.startswith(d + "/")), None)
+    if system and not any(value == place or value.startswith(place + "/") for place in WRITABLE_INSIDE):
+        yield (), f"is (inside) {system}, a system directory, where the role would write files", \
+            "use a directory of the bundle's own, such as /opt/aipod/... or /var/lib/aipod/..."
+
+
+def _set_by_the_bundle(_value: Any) -> Iterator[Problem]:
+    yield (), "is handed from one role to the next by the bundle, not set by a site", "remove it from the inventory and -e"
+
+
 # role variable -> its checks. A variable whose value reaches a file name or a device is listed here.
 VALUE_RULES: dict[str, Callable[[Any], Iterator[Problem]]] = {
     "dgx_node_sysctl": _kernel_parameters,
+    "deepops_cluster_work_dir": _directory,
+    "deepops_cluster_render_dir": _directory,
+    "kubernetes_access_kubeconfig_dir": _directory,
+    "switch_cumulus_render_dir": _directory,
+    "switch_nxos_render_dir": _directory,
+    "verify_compute_rollback_state_dir": _directory,
+    # What one role hands the next (meta/argument_specs.yml declares them for that handoff).
+    "acceptance_verification": _set_by_the_bundle,
+    "verify_report_layers": _set_by_the_bundle,
+    "verify_storage_plans": _set_by_the_bundle,
 }
 
 
