@@ -3,8 +3,12 @@ Trident Secret per SVM, whole HA pairs."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.trident import ontap_secret_name
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rules.trident import KUBERNETES_NAME, secret_name_problems
 
 
 @pytest.mark.parametrize(("key", "value"), [("username", "vsadmin"), ("username", "Admin"), ("username", "diag"),
@@ -56,3 +60,21 @@ def test_a_node_without_an_ha_partner_is_refused(sample_copy, decrypt):
                                        aggregates=[{"name": "aipod_a800_04_nvme_ssd_1", "disk_count": 23}]))
     path.write_text("---\n" + yaml.safe_dump(data, sort_keys=False))
     assert not [f for f in validate_site(str(sample_copy), decrypt=decrypt).errors if f.rule == "ontap-ha"]
+
+
+SVM_NAMES = st.from_regex(r"[A-Za-z][A-Za-z0-9._-]{0,46}", fullmatch=True)
+
+
+@given(st.lists(SVM_NAMES, min_size=1, max_size=4))
+def test_the_secret_names_validation_passes_are_kubernetes_names_and_distinct(names):
+    """Property: whatever SVM names ONTAP takes, the ones validation accepts map to distinct names that
+    Kubernetes takes (injective, within its limits)."""
+    names = list(dict.fromkeys(names))
+    refused = {index for index, _problem in secret_name_problems(names)}
+    accepted = [ontap_secret_name(name) for index, name in enumerate(names) if index not in refused]
+    assert len(set(accepted)) == len(accepted)
+    assert all(KUBERNETES_NAME.fullmatch(secret) and len(secret) <= 253 for secret in accepted)
+
+
+def test_an_svm_name_ending_in_a_dash_is_refused():
+    assert secret_name_problems(["data-"])[0][1].startswith("SVM data- would get the Kubernetes Secret name 'trident-ontap-data-'")

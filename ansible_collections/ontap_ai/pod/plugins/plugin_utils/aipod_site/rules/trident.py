@@ -206,18 +206,32 @@ def trident_versions(ctx: Context) -> None:
                    finding["fix"])
 
 
-def trident_secret_names(ctx: Context) -> None:
-    """Each SVM's Trident Secret has a name of its own: the mapping folds case, '_' and '.' into '-',
-    so SVMs aipod-data and aipod_data would share one Secret, and one backend log in with the other's account."""
+# A Kubernetes Secret's name: a DNS-1123 subdomain.
+KUBERNETES_NAME = re.compile(r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")
+
+
+def secret_name_problems(svm_names: list[str]) -> list[tuple[int, str]]:
+    """(index, problem) for each SVM whose Trident Secret name is no Kubernetes name, or is the name of
+    an earlier SVM's Secret (the mapping folds case, '_' and '.' into '-')."""
+    problems: list[tuple[int, str]] = []
     first_of: dict[str, str] = {}
-    for index, svm in enumerate(m.as_list(m.as_dict(ctx.model.get("ontap")).get("svms"))):
-        name = m.as_str(m.as_dict(svm).get("name"))
-        if not name:
-            continue
+    for index, name in enumerate(svm_names):
         secret = ontap_secret_name(name)
-        if secret in first_of and first_of[secret] != name:
-            ctx.error("kubernetes-name", ("ontap", "svms", index, "name"),
-                      f"SVMs {first_of[secret]} and {name} map to one Kubernetes Secret, {secret}: one Trident backend "
-                      "would log in with the other SVM's account",
-                      "rename one SVM so that the two differ in more than case, '-', '_' and '.'")
+        if not KUBERNETES_NAME.fullmatch(secret):
+            problems.append((index, f"SVM {name} would get the Kubernetes Secret name {secret!r}, which Kubernetes refuses "
+                                    "(lowercase letters, digits, '-' and '.', starting and ending with a letter or digit)"))
+        elif secret in first_of and first_of[secret] != name:
+            problems.append((index, f"SVMs {first_of[secret]} and {name} map to one Kubernetes Secret, {secret}: one Trident "
+                                    "backend would log in with the other SVM's account"))
         first_of.setdefault(secret, name)
+    return problems
+
+
+def trident_secret_names(ctx: Context) -> None:
+    """Each SVM's Trident Secret has a name of its own that Kubernetes takes (secret_name_problems)."""
+    listed = m.as_list(m.as_dict(ctx.model.get("ontap")).get("svms"))
+    named = [(index, name) for index, svm in enumerate(listed) if (name := m.as_str(m.as_dict(svm).get("name")))]
+    for position, problem in secret_name_problems([name for _index, name in named]):
+        ctx.error("kubernetes-name", ("ontap", "svms", named[position][0], "name"), problem,
+                  "rename the SVM: end it with a letter or digit, and make it differ from the others in more than "
+                  "case, '-', '_' and '.'")
