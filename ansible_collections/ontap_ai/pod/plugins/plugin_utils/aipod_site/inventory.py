@@ -738,4 +738,3 @@ def load_role_specs(roles_dir: str) -> dict[str, dict[str, dict]]:
                     options.setdefault(name, spec if isinstance(spec, dict) else {})
         specs[role] = options
     return specs
-
