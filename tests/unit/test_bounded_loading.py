@@ -26,7 +26,9 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.yamlload i
 )
 
 BIN = os.path.dirname(sys.executable)
-MAX_SECONDS = 5.0
+# CPU seconds of the refused run (its own and its children's): wall time on a machine that runs the
+# lab and another row beside it measures the neighbours; benchmarks/refusals.py keeps the wall figures.
+MAX_CPU_SECONDS = 5.0
 MAX_PEAK_MB = 200
 ADDRESS_SPACE_LIMIT = 3 * 1024 ** 3  # a regression fails with MemoryError here, not with the machine's memory
 
@@ -38,8 +40,9 @@ def alias_bomb(levels: int = 9, width: int = 9) -> str:
     return "\n".join(lines) + "\n"
 
 
-# The child: runs a command, then prints its wall time and the peak resident memory of its
-# largest descendant (RUSAGE_CHILDREN of a process that started nothing else).
+# The child: runs a command, then prints its wall time, the CPU seconds of it and its descendants,
+# and the peak resident memory of its largest descendant (RUSAGE_CHILDREN of a process that started
+# nothing else).
 MEASURE = f"""
 import json, resource, subprocess, sys, time
 def limit():
@@ -50,8 +53,9 @@ try:
     rc, output = done.returncode, done.stdout + done.stderr
 except subprocess.TimeoutExpired as expired:
     rc, output = "timeout", str(expired.stdout or "")
-print(json.dumps({{"rc": rc, "seconds": time.perf_counter() - started,
-                  "peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, "output": output[-6000:]}}))
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({{"rc": rc, "seconds": time.perf_counter() - started, "cpu_seconds": usage.ru_utime + usage.ru_stime,
+                  "peak_mb": usage.ru_maxrss / 1024, "output": output[-6000:]}}))
 """
 
 VALIDATE = """
@@ -83,7 +87,7 @@ def test_the_alias_bomb_is_refused_by_validate_site_within_bounds(bombed_sample)
     shown = {k: v for k, v in figures.items() if k != "output"}
     assert figures["rc"] == 0, figures["output"]
     assert "group_vars/all/lol.yml:" in figures["output"] and "refused: this file expands to more than" in figures["output"], figures["output"]
-    assert figures["seconds"] <= MAX_SECONDS, shown
+    assert figures["cpu_seconds"] <= MAX_CPU_SECONDS, shown
     assert figures["peak_mb"] <= MAX_PEAK_MB, shown
     print(f"validate_site: {shown}")
 
@@ -101,7 +105,7 @@ def test_the_alias_bomb_is_refused_by_the_validation_run_within_bounds(bombed_sa
     assert figures["rc"] == 2, output
     assert "group_vars/all/lol.yml:" in output and "refused: this file expands to more than" in output, output
     assert "REFUSED" in output and "nothing was run" in output and "Traceback" not in output, output
-    assert figures["seconds"] <= MAX_SECONDS, shown
+    assert figures["cpu_seconds"] <= MAX_CPU_SECONDS, shown
     assert figures["peak_mb"] <= MAX_PEAK_MB, shown
     report = json.loads(next((tmp_path / "reports").glob("*-validate/report.json")).read_text())
     assert report["ok"] is False and "lol.yml" in report["failures"][0]["message"]
@@ -151,7 +155,7 @@ def test_inventory_sources_ansible_would_choke_on_are_refused_unread_within_boun
         assert figures["rc"] == 2, (case, output)
         assert expected in output and "REFUSED" in output and "nothing was run" in output, (case, output)
         assert "Traceback" not in output, (case, output)
-        assert figures["seconds"] <= MAX_SECONDS and figures["peak_mb"] <= MAX_PEAK_MB, (case, shown)
+        assert figures["cpu_seconds"] <= MAX_CPU_SECONDS and figures["peak_mb"] <= MAX_PEAK_MB, (case, shown)
         print(f"{case}: {shown}")
         # Not an empty inventory for other tools either (an inventory sync would take it for the site).
         listing = measured(os.path.join(BIN, "ansible-inventory"), "-i", str(source), "--list", env=env)
