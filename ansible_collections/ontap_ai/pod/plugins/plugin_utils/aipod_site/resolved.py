@@ -206,8 +206,7 @@ def _differs(site: Site, path: tuple, differing: list[tuple[str, str]]) -> Findi
         by_place.setdefault(where, []).append(host)
     parts = []
     for where, hosts in by_place.items():
-        shown = ", ".join(hosts[:SHOWN_HOSTS]) + (f" and {len(hosts) - SHOWN_HOSTS} more" if len(hosts) > SHOWN_HOSTS else "")
-        parts.append(f"{where} on {shown}")
+        parts.append(f"{where} on {_some(hosts)}")
     return Finding("ansible-resolved", "error", path,
                    f"Ansible resolves '{path[-1]}' differently from this file ({'; '.join(parts)}): it is also set by a source "
                    "the validator does not read", SOURCES_HINT, site.locate(path))
