@@ -598,10 +598,7 @@ def _collect_keys(site: Site, vars_file: VarsFile, role_options: dict[str, set[s
         if SECRET_KEY.match(key_text):
             target = site.secrets if (vars_file.encrypted or isinstance(value, VaultValue)) else site.plaintext_secrets
             target.setdefault(key_text, location)
-            problem = secret_type_problem(value)
-            if problem:
-                site.findings.append(_finding("secret", location, (key_text,), f"secret '{key_text}' {problem}",
-                                              f"give it the password as quoted text: {key_text}: \"...\""))
+            _check_secret_type(site, key_text, value, location)
             continue
         if key_text in GLOBAL_KEYS:
             if not (vars_file.scope == "group" and vars_file.owner == "all"):
@@ -669,13 +666,17 @@ def _collect_keys(site: Site, vars_file: VarsFile, role_options: dict[str, set[s
 VAULT_REFERENCE = re.compile(r"\{\{\s*vault_[a-z0-9_]+\s*\}\}")
 
 
+def _check_secret_type(site: Site, key: str, value: Any, location: Location) -> None:
+    problem = secret_type_problem(value)
+    if problem:
+        site.findings.append(_finding("secret", location, (key,), f"secret '{key}' {problem}",
+                                      f"give it the password as quoted text: {key}: \"...\""))
+
+
 def _connection_password(site: Site, vars_file: VarsFile, key: str, value: Any, location: Location) -> None:
     """A connection password is encrypted, or names a vault_* secret; never its own text in a vars file."""
     if vars_file.encrypted or isinstance(value, VaultValue):
-        problem = secret_type_problem(value)
-        if problem:
-            site.findings.append(_finding("secret", location, (key,), f"secret '{key}' {problem}",
-                                          f"give it the password as quoted text: {key}: \"...\""))
+        _check_secret_type(site, key, value, location)
         return
     if isinstance(value, str) and VAULT_REFERENCE.fullmatch(value.strip()):
         return
