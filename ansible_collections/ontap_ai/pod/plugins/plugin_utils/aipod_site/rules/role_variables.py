@@ -23,6 +23,7 @@ from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.sysctl 
 from ..characters import shown_key
 from ..findings import Finding
 from .context import Context
+from .hosts import SYSTEM_DIRECTORIES, normalised_path_problem
 
 Problem = tuple[tuple, str, str]  # (path inside the variable, what is wrong, the fix)
 
@@ -49,8 +50,6 @@ def _directory(value: Any) -> Iterator[Problem]:
     """A directory the roles write files into (rendered configurations, state, kubeconfigs, DeepOps'
     tree): written in its normal form, and never a system directory or inside one, where a file named
     after a switch or a host could become a cron job, a unit or a library."""
-    from .hosts import SYSTEM_DIRECTORIES, normalised_path_problem
-
     if not isinstance(value, str) or not value.strip():
         yield (), f"is {'empty' if isinstance(value, str) else 'a ' + type(value).__name__}, not a directory", \
             "give the directory's path"
