@@ -80,6 +80,29 @@ def edit_trident(site, change) -> None:
     path.write_text("---\n" + yaml.safe_dump(data, sort_keys=False))
 
 
+def trident_objects(cluster) -> dict[str, str]:
+    """Every object the Trident layer writes, by kind and name, with its resourceVersion.
+
+    A list's own resourceVersion is the API server's revision of the whole store: any write
+    anywhere in the cluster (a kubelet's lease, an event) moves it, so it cannot say "unchanged"."""
+    versions = {f"StorageClass/{item.metadata.name}": item.metadata.resource_version
+                for item in cluster["storage"].list_storage_class().items}
+    versions.update({f"Secret/{item.metadata.name}": item.metadata.resource_version
+                     for item in cluster["core"].list_namespaced_secret("trident").items})
+    versions.update({f"CustomResourceDefinition/{item.metadata.name}": item.metadata.resource_version
+                     for item in cluster["extensions"].list_custom_resource_definition().items})
+    backends = cluster["custom"].list_namespaced_custom_object("trident.netapp.io", "v1", "trident",
+                                                               "tridentbackendconfigs")["items"]
+    versions.update({f"TridentBackendConfig/{item['metadata']['name']}": item["metadata"]["resourceVersion"]
+                     for item in backends})
+    if "CustomResourceDefinition/volumesnapshotclasses.snapshot.storage.k8s.io" in versions:
+        classes = cluster["custom"].list_cluster_custom_object("snapshot.storage.k8s.io", "v1",
+                                                               "volumesnapshotclasses")["items"]
+        versions.update({f"VolumeSnapshotClass/{item['metadata']['name']}": item["metadata"]["resourceVersion"]
+                         for item in classes})
+    return versions
+
+
 def layer(site, playbook: str, *args: str, check: bool = False):
     return run_playbook(site["tmp"], "-i", str(site["inventory"]), f"playbooks/{playbook}", *args, check=check)
 
@@ -188,12 +211,12 @@ def test_a_rerun_applies_only_the_objects_changed_by_hand(site, cluster):
 def test_helm_install_is_refused_before_any_change_on_an_old_server(site, cluster):
     edit_trident(site, lambda t: t.update(install={"method": "helm", "chart_repo": "https://charts.example.invalid",
                                                   "chart_version": "100.2602.1"}))
-    before = cluster["storage"].list_storage_class().metadata.resource_version
+    before = trident_objects(cluster)
     result = layer(site, "trident.yml")
     assert result.returncode != 0
     assert "The cluster runs Kubernetes 1.20.2; the Trident operator (helm) needs 1.24 or newer" in result.stdout
     assert recap(result.stdout)["changed"] == 0
-    assert cluster["storage"].list_storage_class().metadata.resource_version == before
+    assert trident_objects(cluster) == before
     edit_trident(site, lambda t: t.update(install={"method": "preinstalled"}))
 
 
@@ -201,7 +224,7 @@ def test_a_trident_version_change_the_install_method_cannot_make_is_refused_befo
     """The lab's Trident is preinstalled and records TridentVersion 26.02.1, as an installed Trident does."""
     recorded = cluster["custom"].list_namespaced_custom_object("trident.netapp.io", "v1", "trident", "tridentversions")
     assert [item["trident_version"] for item in recorded["items"]] == ["26.02.1"]
-    before = cluster["storage"].list_storage_class().metadata.resource_version
+    before = trident_objects(cluster)
     # Preinstalled: any other release is refused, older or newer (downgrades and jumps: tests/unit/test_trident_version_step.py).
     for version, reason in (("25.10.0", "Trident 26.02.1 is installed and the model says 25.10.0, but the install method is preinstalled"),
                             ("26.06.0", "the install method is preinstalled: the bundle does not change that Trident")):
@@ -211,7 +234,7 @@ def test_a_trident_version_change_the_install_method_cannot_make_is_refused_befo
         assert reason in result.stdout, result.stdout[-3000:]
         assert "Nothing has been changed on the cluster." in result.stdout
         assert recap(result.stdout)["changed"] == 0
-        assert cluster["storage"].list_storage_class().metadata.resource_version == before
+        assert trident_objects(cluster) == before
     edit_trident(site, lambda t: t.update(version="26.02.1"))
     result = layer(site, "trident.yml", "--check")
     assert result.returncode == 0, result.stdout[-3000:]
