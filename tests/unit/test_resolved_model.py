@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 from project_paths import REPO, SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
@@ -27,6 +28,7 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.resolved i
 )
 
 BIN = pathlib.Path(sys.executable).parent
+VALIDATION_CONNECTION = REPO / "ansible_collections/ontap_ai/pod/playbooks/vars/validation_connection.yml"
 DECRYPT = make_decryptor(SAMPLE_VAULT_PASSWORD)
 
 
@@ -161,10 +163,37 @@ def test_a_qos_prefix_nxos_would_not_take_is_refused_before_the_run(sample_copy,
     assert "'switch_nxos_qos_prefix' is not one NX-OS word" in refused, refused[-3000:]
 
 
-def test_a_setting_that_does_not_resolve_is_left_to_the_files_findings(sample_copy, password_file):
-    """hostvars templates a value when it is read: one over a key the model lacks must not crash validation."""
-    write_group_vars(sample_copy, "switches", "switch_nxos_qos_prefix: \"{{ no_such_variable }}\"\n")
+def test_a_template_in_a_setting_is_refused_at_its_line_and_never_runs(sample_copy, password_file, tmp_path):
+    """Validation renders nothing: a lookup in a role variable, a connection setting, a host's line in
+    hosts.yml, a playbook setting or extra vars is refused where it is written, and its command never runs.
+    Ansible renders a local task's connection variables before the task starts: the validate play
+    pins them (playbooks/vars/validation_connection.yml), so the inventory's are not rendered there."""
+    def runs(name: str) -> str:
+        return "\"{{ lookup('ansible.builtin.pipe', 'touch %s') }}\"" % (tmp_path / f"ran-{name}")
+
+    pinned = yaml.safe_load(VALIDATION_CONNECTION.read_text())
+    write_group_vars(sample_copy, "switches", f"switch_nxos_qos_prefix: {runs('role')}\n")
+    write_group_vars(sample_copy, "all/settings", "".join(f"{name}: {runs(name)}\n" for name in pinned))
+    hosts = sample_copy / "hosts.yml"
+    hosts.write_text(hosts.read_text().replace("dgx01:", f"dgx01:\n          dgx_node_ring_size: {runs('inline')}", 1))
+    refused = validate(hosts, password_file, "-e", f"dgx_node_mount_extra_options={runs('extra')}")
+    assert not list(tmp_path.glob("ran-*")), sorted(path.name for path in tmp_path.glob("ran-*"))
+    assert "switches.yml:2: " in refused and "'switch_nxos_qos_prefix' holds a Jinja template" in refused, refused[-3000:]
+    lines = [line for line in refused.splitlines() if "holds a template with the lookup 'ansible.builtin.pipe'" in line]
+    assert {name for name in pinned if name.startswith("ansible_")} <= {
+        name for name in pinned if any(f"'{name}' holds" in line for line in lines)}
+    assert "'dgx_node_ring_size' holds a Jinja template" in refused and "hosts.yml:" in refused
+    assert "'dgx_node_mount_extra_options' holds a Jinja template" in refused and "extra vars (-e)" in refused
+    assert "touch" not in refused  # the values are never shown
+
+
+def test_a_connection_setting_may_name_the_model_and_the_vault(sample_copy, password_file):
+    """The narrow allowance: the sample's own templates ({{ dgx.mgmt_address }}, {{ vault_* }}) pass,
+    and a template over a variable outside the model does not."""
     assert validate(sample_copy / "hosts.yml", password_file) == ""
+    write_group_vars(sample_copy, "dgx", "ansible_host: \"{{ dgx.mgmt_address }}\"\nansible_user: \"{{ pod.name | upper }}\"\n")
+    refused = validate(sample_copy / "hosts.yml", password_file)
+    assert "'ansible_user' holds a template with the filter 'upper'" in refused, refused[-3000:]
 
 
 def test_multi_line_kubespray_settings_stay_allowed(sample_copy, password_file):

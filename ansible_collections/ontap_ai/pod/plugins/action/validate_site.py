@@ -10,6 +10,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run.vault import run_decryptor
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.resolved import AnsibleView, is_setting, model_keys
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.templating import TEMPLATE_MARK
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import COLLECTION_ROOT, validate_site
 
 DOCUMENTATION = "see plugins/modules/validate_site.py"
@@ -29,7 +30,7 @@ class ActionModule(ActionBase):
             decrypt=run_decryptor(),
             roles_dir=args.get("roles_dir") or os.path.join(COLLECTION_ROOT, "roles"),
             check_files=bool(args.get("check_files", True)),
-            files_dir=args.get("files_dir") or None,
+            files_dir=args.get("files_dir") or self._files_dir(task_vars),
             # Validate what Ansible runs: an exported inventory must give Ansible the hosts it lists.
             ansible_view=None if args.get("inventory") else self._ansible_view(
                 task_vars, sorted(os.listdir(args.get("roles_dir") or os.path.join(COLLECTION_ROOT, "roles")))),
@@ -56,31 +57,26 @@ class ActionModule(ActionBase):
         return to_text(sources[0])
 
     @staticmethod
+    def _files_dir(task_vars) -> str | None:
+        """The site's aipod_site_files_dir as written (never rendered: the validator judges it), else AIPOD_SITE_FILES_DIR."""
+        hostvars = task_vars.get("hostvars")
+        written = hostvars.raw_get("localhost").get("aipod_site_files_dir") if hostvars is not None else None
+        if isinstance(written, str) and written and not TEMPLATE_MARK.search(written):
+            return written
+        return os.environ.get("AIPOD_SITE_FILES_DIR") or None
+
+    @staticmethod
     def _ansible_view(task_vars, role_names):
         """The hosts Ansible read and, per host, the model keys and the settings (role overrides,
-        connection settings) as it resolves them (hostvars, extra vars included)."""
+        connection settings) as they are written, extra vars included. Nothing is rendered: a
+        template is judged by the validator before anything in it could run."""
         hosts = [to_text(host) for host in (task_vars.get("groups") or {}).get("all") or []]
-        hostvars = task_vars.get("hostvars") or {}
+        hostvars = task_vars.get("hostvars")
         values, settings = {}, {}
         for host in hosts:
-            resolved = hostvars[host]
-            values[host], settings[host] = {}, {}
-            for key in model_keys():
-                if key not in resolved:
-                    continue
-                try:
-                    values[host][key] = resolved[key]
-                except AnsibleError:
-                    continue  # the model key is templated over something undefined: the files' findings say where
-            for key in list(resolved.keys()):
-                if not is_setting(to_text(key), role_names):
-                    continue
-                try:
-                    settings[host][to_text(key)] = resolved[key]
-                except AnsibleError:
-                    # A value that does not resolve (a template over a key the model lacks, a vault value this run
-                    # cannot decrypt): the files' own findings name its cause.
-                    continue
+            written = hostvars.raw_get(host)
+            values[host] = {key: written[key] for key in model_keys() if key in written}
+            settings[host] = {to_text(key): value for key, value in written.items() if is_setting(to_text(key), role_names)}
         groups = {to_text(group): sorted(to_text(host) for host in members or [])
                   for group, members in (task_vars.get("groups") or {}).items()}
         return AnsibleView(hosts=hosts, values=values, settings=settings, groups=groups,

@@ -26,6 +26,7 @@ import yaml
 
 from .characters import shown_key
 from .findings import Finding, Location
+from .templating import SECRET_NAME, TEMPLATE_MARK
 from .yamlload import Budget, Decryptor, VaultValue, YamlProblem, YamlRefused, envelope_vault_id, is_vault_file, load_with_lines
 
 GLOBAL_KEYS = ("pod", "networks", "ontap", "compute", "kubernetes", "trident")
@@ -35,11 +36,10 @@ KIND_GROUPS = ("switches", "ontap", "dgx", "servers")
 KUBE_GROUPS = ("kube_control_plane", "kube_node")
 VARS_SUFFIXES = (".yml", ".yaml", ".json", "")
 VARS_DIRS = ("group_vars", "host_vars")
-SECRET_KEY = re.compile(r"^vault_[a-z0-9_]+$")
+SECRET_KEY = SECRET_NAME
 # The passwords Ansible takes as connection settings (their values are secrets too).
 CONNECTION_PASSWORDS = frozenset({"ansible_password", "ansible_ssh_password", "ansible_ssh_pass", "ansible_become_password",
                                   "ansible_become_pass", "ansible_httpapi_password", "ansible_httpapi_pass"})
-TEMPLATE_MARK = re.compile(r"{{|{%")
 
 
 @dataclasses.dataclass

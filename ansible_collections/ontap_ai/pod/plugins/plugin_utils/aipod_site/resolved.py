@@ -4,7 +4,8 @@ The validator reads the files so that a finding can name a file and a line. Ansi
 something else: a second inventory file beside hosts.yml when -i names the directory, another -i,
 extra vars, a vars plugin, or group variables that compete for one host. Whatever the cause, a host
 or a model key that Ansible resolves differently from the files is an error, so the model that was
-validated is the model that runs. Values are never shown, only where they differ.
+validated is the model that runs. Values are never shown, only where they differ. Ansible's values
+are taken unrendered (hostvars' raw values): a template is judged as text, and nothing in it runs.
 """
 from __future__ import annotations
 
@@ -218,10 +219,11 @@ def resolved_settings(view: AnsibleView, already: Sequence[Finding], hosts_file:
     variable the files' own checks did not already refuse: extra vars (-e) and vars plugins set text
     that never was in a file. Values are never shown."""
     from .rules.role_variables import value_problems
-    from .rules.text import CONNECTION_GRAMMARS, TEMPLATE_MARK, setting_hidden_characters
+    from .rules.text import CONNECTION_GRAMMARS, TEMPLATE_MARK, setting_hidden_characters, setting_template_problem
 
     refused = {str(f.path[2]) for f in already
-               if f.rule in ("hidden-character", "connection-setting") and len(f.path) > 2 and f.path[0] in ("hosts", "groups")}
+               if f.rule in ("hidden-character", "connection-setting", "templating") and len(f.path) > 2
+               and f.path[0] in ("hosts", "groups")}
     # Values the files' own check of role variables already refused.
     refused_values = {str(f.path[0]) for f in already if f.rule == "role-variable"}
     findings: list[Finding] = []
@@ -236,8 +238,11 @@ def resolved_settings(view: AnsibleView, already: Sequence[Finding], hosts_file:
             hidden = sorted({label for text in texts for label in setting_hidden_characters(name, text)})
             grammar = CONNECTION_GRAMMARS.get(name)
             unsafe = value_problems(name, value, (role_specs or {}).get(name)) if name not in refused_values else []
+            templated = setting_template_problem(name, value)
             if hidden:
                 problem = (f"'{name}' holds {', '.join(hidden)} for host {host}; {origin}", "write it as one line of visible characters")
+            elif templated:
+                problem = (f"{templated[0]} (host {host}); {origin}", templated[1])
             elif unsafe:
                 _sub, message, fix = unsafe[0]
                 problem = (f"'{name}' {message} for host {host}; {origin}", fix)
@@ -248,7 +253,8 @@ def resolved_settings(view: AnsibleView, already: Sequence[Finding], hosts_file:
                                f"give {grammar[1]}, with no spaces, quotes or shell characters")
             if problem:
                 reported.add((name, "any"))
-                rule = "hidden-character" if hidden else "role-variable" if unsafe else "connection-setting"
+                rule = ("hidden-character" if hidden else "templating" if templated else "role-variable" if unsafe
+                        else "connection-setting")
                 findings.append(Finding(rule, "error", ("hosts", host, name),
                                         problem[0], problem[1], Location(hosts_file)))
     return findings
@@ -257,9 +263,14 @@ def resolved_settings(view: AnsibleView, already: Sequence[Finding], hosts_file:
 def shared_connection_addresses(view: AnsibleView, hosts_file: str) -> list[Finding]:
     """Two hosts Ansible would reach at one address and port: the run would configure one machine
     twice, as two different hosts of the model, and the other never."""
+    from .templating import rendered_reference
+
     by_target: dict[tuple[str, str], list[str]] = {}
     for host in sorted(view.settings):
+        # As written: "{{ dgx.mgmt_address }}" is read from the host's model, nothing is rendered.
         address = view.settings[host].get("ansible_host")
+        if isinstance(address, str):
+            address = rendered_reference(address, view.values.get(host, {}))
         if not isinstance(address, str) or not address.strip():
             continue
         port = str(view.settings[host].get("ansible_port") or "")

@@ -23,6 +23,7 @@ RULES: list[Rule] = [
     # text: no hidden characters, names every sink takes
     text.no_hidden_characters,
     text.no_hidden_characters_in_settings,
+    text.settings_are_literal,
     text.host_names,
     text.normalised_paths,
     # networks

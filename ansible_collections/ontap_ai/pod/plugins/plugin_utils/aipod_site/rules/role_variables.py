@@ -22,6 +22,7 @@ from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.sysctl 
 
 from ..characters import shown_key
 from ..findings import Finding
+from ..templating import holds_template
 from .context import Context
 from .hosts import SYSTEM_DIRECTORIES, normalised_path_problem
 
@@ -111,7 +112,7 @@ def _describe(spec: Mapping) -> str:
 def spec_problems(name: str, value: Any, spec: Mapping | None) -> list[Problem]:
     """What makes value not an accepted value of the option spec, as the role's own check would find
     at its start; a value holding a template is left to the template rules (it has no type yet)."""
-    if spec is None or _holds_template(value):
+    if spec is None or holds_template(value):
         return []
     result = ArgumentSpecValidator({name: _validator_spec(spec)}).validate({name: copy.deepcopy(value)})
     problems: list[Problem] = []
@@ -126,16 +127,6 @@ def spec_problems(name: str, value: Any, spec: Mapping | None) -> list[Problem]:
         else:
             problems.append(((), f"breaks its role's argument spec ({type(error).__name__})", fix))
     return list(dict.fromkeys(problems))
-
-
-def _holds_template(value: Any) -> bool:
-    if isinstance(value, str):
-        return "{{" in value or "{%" in value
-    if isinstance(value, Mapping):
-        return any(_holds_template(key) or _holds_template(item) for key, item in value.items())
-    if isinstance(value, list):
-        return any(_holds_template(item) for item in value)
-    return False
 
 
 def value_problems(name: str, value: Any, spec: Mapping | None = None) -> list[Problem]:

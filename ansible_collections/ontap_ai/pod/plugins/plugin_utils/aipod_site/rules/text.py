@@ -19,11 +19,14 @@ from .. import model as m
 from ..characters import hidden_characters, shown_key
 from ..findings import Finding
 from ..inventory import GLOBAL_KEYS, HOST_KEYS, TEMPLATE_MARK, VarsFile
+from ..templating import ALLOWANCE, connection_template_problem, holds_template
 from .context import Context
 
 HOST_NAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*")
 HOST_NAME_MAX = 253
 WALK_LIMIT = 200_000
+# The variables a connection setting's template may read beside vault_* secrets and Ansible's own.
+MODEL_NAMES = frozenset(GLOBAL_KEYS) | frozenset(HOST_KEYS)
 
 
 def _strings(value: Any, path: tuple) -> Iterator[tuple[tuple, str, bool]]:
@@ -121,6 +124,36 @@ def no_hidden_characters_in_settings(ctx: Context) -> None:
                 _setting_error(ctx, vars_file, (key,), "connection-setting",
                                f"'{key}' is not {grammar[1]}: it reaches ssh, a CLI session and generated inventories as one word",
                                f"give {grammar[1]}, with no spaces, quotes or shell characters")
+
+
+def settings_are_literal(ctx: Context) -> None:
+    """Role variables, secrets and playbook settings are literal data; a connection setting may hold
+    only the narrow kind of template docs/site-model.md describes. Judged from the text: nothing is
+    rendered, so a lookup in a refused value never runs."""
+    for vars_file in ctx.site.files:
+        if vars_file.data is None:
+            continue
+        for key, value in vars_file.data.items():
+            problem = setting_template_problem(str(key), value)
+            if problem:
+                _setting_error(ctx, vars_file, (key,), "templating", *problem)
+
+
+def setting_template_problem(name: str, value: Any) -> tuple[str, str] | None:
+    """(what is wrong, the fix) when a setting's value holds a template it may not hold."""
+    if name in GLOBAL_KEYS or name in HOST_KEYS:
+        return None  # the model: the inventory loader refuses any template in it
+    if name.startswith("ansible_"):
+        for _where, text, _is_key in _strings(value, ()):
+            problem = connection_template_problem(text, MODEL_NAMES)
+            if problem:
+                return (f"'{name}' holds a template with {problem}: Ansible would run it on the control node",
+                        f"write the value itself; {ALLOWANCE}")
+        return None
+    if holds_template(value):
+        return (f"'{name}' holds a Jinja template: role variables, secrets and settings are literal data, read as written",
+                "write the value itself; the roles derive what they need from the site model")
+    return None
 
 
 def _setting_error(ctx: Context, vars_file: VarsFile, where: tuple, rule: str, message: str, hint: str) -> None:
