@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The whole test suite on the default row (ansible 14): install the toolchain, lint (yamllint,
-# ruff), the project's tests that need no lab, then the lab tests and the molecule scenarios under
-# molecule/, but the heavy proofs scripts/release-check.sh runs before a release. Beside the lab,
-# which leaves the CPU idle while it waits on its hosts, the jobs that need no lab run at a lower
-# priority: ansible-lint, ansible-test sanity and units, the DeepOps release stand-in and row 13's
-# offline tests (docs/support-matrix.md). Their output goes to .cache/ci/beside-the-lab.log; the
-# suite fails if one of them does. Safe to repeat; stops at the first failing stage. It ends, pass
-# or fail, with a table of its stages and their seconds (also written to .cache/ci/stages.tsv,
-# which benchmarks/ci.py reads).
+# ruff), then the lab tests and the molecule scenarios under molecule/, but the heavy proofs
+# scripts/release-check.sh runs before a release. Beside the lab, which leaves the CPU idle while it
+# waits on its hosts, the jobs that need no lab run at a lower priority: the tests that need no lab,
+# ansible-lint, ansible-test sanity and units, the DeepOps release stand-in and row 13's offline
+# tests (docs/support-matrix.md). Their output goes to .cache/ci/beside-the-lab.log; the suite fails
+# if one of them does. Safe to repeat; stops at the first failing stage. It ends, pass or fail, with
+# a table of its stages and their seconds (also written to .cache/ci/stages.tsv, which
+# benchmarks/ci.py reads).
 # Options: --fast (no molecule, no row 13), --offline (lint + the tests that need no lab: what the
 # other rows run), --beside-the-lab (only the jobs that run beside the lab, on an installed
 # toolchain), --molecule NAME (only that scenario after the rest).
@@ -51,6 +51,8 @@ if [ "$beside" -eq 1 ]; then
   # Their playbook runs report elsewhere: the lab tests read reports/latest, which must be their own run.
   export AIPOD_REPORT_ROOT="$CI_DIR/beside-the-lab-reports"
   : >"$BESIDE_TSV"
+  # A run that collects no tests exits 5; like any non-zero code it fails the suite.
+  beside_step "the tests that need no lab (ansible 14), on every core" pytest -q -p no:cacheprovider "${OFFLINE_TESTS[@]}"
   beside_step "ansible-lint (production profile)" ansible-lint --offline -q
   beside_step "ansible-test sanity and units" scripts/ansible-test.sh sanity units
   beside_step "the DeepOps release stand-in" pytest -q -p no:cacheprovider tests/kubernetes/test_deepops_release.py
@@ -107,16 +109,14 @@ started=$SECONDS
 
 stage "yamllint"
 yamllint --strict .
+stage "ruff (Python lint)"
+ruff check .
 if [ "$offline" -eq 1 ]; then
   stage "ansible-lint (production profile)"
   ansible-lint --offline -q
-fi
-stage "ruff (Python lint)"
-ruff check .
-stage "pytest: the tests that need no lab, on every core"
-# A run that collects no tests exits 5; like any non-zero code it fails this script.
-pytest -q -p no:cacheprovider "${OFFLINE_TESTS[@]}"
-if [ "$offline" -eq 1 ]; then
+  stage "pytest: the tests that need no lab, on every core"
+  # A run that collects no tests exits 5; like any non-zero code it fails this script.
+  pytest -q -p no:cacheprovider "${OFFLINE_TESTS[@]}"
   end_stage
   say "lint and offline tests passed in $((SECONDS - started)) s"
   exit 0
@@ -126,7 +126,7 @@ fi
 fast_flag=(); [ "$fast" -eq 0 ] || fast_flag=(--fast)
 nice -n 10 setsid scripts/test.sh --beside-the-lab "${fast_flag[@]}" </dev/null >"$BESIDE_LOG" 2>&1 &
 beside_pid=$!
-say "beside the lab: ansible-lint, ansible-test, the DeepOps release stand-in$([ "$fast" -eq 1 ] || echo ", row 13"); output in $BESIDE_LOG"
+say "beside the lab: the offline tests, ansible-lint, ansible-test, the DeepOps release stand-in$([ "$fast" -eq 1 ] || echo ", row 13"); output in $BESIDE_LOG"
 
 stage "pytest: the lab tests (but the release checks)"
 pytest -q -p no:cacheprovider --durations=40 -m "lab and not release_check" tests
