@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from project_paths import REPO
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network.platforms import port_identity, port_name
@@ -44,3 +46,29 @@ def test_port_identity(platform, name, identity, shown):
     assert port_identity(platform, name) == identity
     if identity:
         assert port_name(platform, identity) == shown
+
+
+NUMBERS = st.integers(min_value=0, max_value=999)
+ZEROS = st.integers(min_value=0, max_value=3)
+
+
+@given(st.sampled_from(["nxos", "cumulus"]), NUMBERS, NUMBERS, st.one_of(st.none(), NUMBERS), ZEROS, ZEROS)
+def test_every_way_to_write_a_port_names_its_one_identity(platform, module, number, lane, zeros, lane_zeros):
+    """Property: a port written with any leading zeros has the identity of the name the switch shows,
+    and that name reads back as the same identity (the map from identities to names is injective)."""
+    module = module if platform == "nxos" else 1
+    shown = port_name(platform, (module, number, lane))
+    assert port_identity(platform, shown) == (module, number, lane)
+    padded = "0" * zeros + str(number)
+    written = (f"Ethernet{module}/{padded}" + (f"/{'0' * lane_zeros}{lane}" if lane is not None else "")
+               if platform == "nxos" else f"swp{padded}" + (f"s{'0' * lane_zeros}{lane}" if lane is not None else ""))
+    assert port_identity(platform, written) == (module, number, lane)
+
+
+@given(st.sampled_from(["nxos", "cumulus"]), st.lists(st.tuples(NUMBERS, NUMBERS, st.one_of(st.none(), NUMBERS)),
+                                                        min_size=2, max_size=6, unique=True))
+def test_distinct_ports_get_distinct_names(platform, identities):
+    identities = list(dict.fromkeys((module if platform == "nxos" else 1, number, lane)
+                                    for module, number, lane in identities))
+    names = [port_name(platform, identity) for identity in identities]
+    assert len(set(names)) == len(names)
