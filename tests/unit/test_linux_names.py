@@ -1,8 +1,11 @@
-"""Every interface the compute layer configures on a DGX has a name Linux takes (at most 15 bytes, no
-'/', ':' or white space, not 'lo'), VLAN devices <parent>.<vlan> included, and no two share one."""
+"""Every interface the compute layer configures on a DGX has a name Linux and systemd-networkd take
+(at most 15 bytes of printable ASCII, no '/', ':' or '%', not a number, not 'lo'), VLAN devices
+<parent>.<vlan> included, and no two share one."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rules.hosts import linux_name_problem
@@ -22,7 +25,7 @@ def linux_findings(sample_copy, decrypt, nics: str) -> list:
 @pytest.mark.parametrize(("nics", "where", "problem"), [
     ("    - {name: 'enp225s0f0:1', network: storage-a, address: 100.127.111.11, speed: 200G}\n"
      "    - {name: enp225s0f1, network: storage-b, address: 100.127.112.11, speed: 200G}\n",
-     ("storage_nics", 0, "name"), "holds '/', ':' or white space"),
+     ("storage_nics", 0, "name"), "or '/', ':' or '%', which an interface name cannot"),
     ("    - {name: lo, network: storage-a, address: 100.127.111.11, speed: 200G}\n"
      "    - {name: enp225s0f1, network: storage-b, address: 100.127.112.11, speed: 200G}\n",
      ("storage_nics", 0, "name"), "is the loopback's name"),
@@ -46,3 +49,22 @@ def test_the_samples_names_and_a_tagged_nic_pass(sample_copy, decrypt):
                                           ("é" * 8, False), ("eth 0", False), ("eth/0", False), ("..", False)])
 def test_linux_name_rules(name, ok):
     assert (linux_name_problem(name) is None) == ok
+
+
+def systemd_takes(name: str) -> bool:
+    """The oracle, written from Linux's dev_valid_name() (net/core/dev.c) and systemd's
+    ifname_valid_full() (src/basic/netif-util.c, no flags), which judge bytes: 1 to 15 of them,
+    each from 33 to 126 and none of '/', ':' or '%'; not '.', '..', 'all' or 'default'; not only
+    digits. 'lo' is the loopback's."""
+    data = name.encode()
+    return (0 < len(data) <= 15 and all(33 <= byte <= 126 and byte not in b"/:%" for byte in data)
+            and name not in (".", "..", "all", "default", "lo") and not data.isdigit())
+
+
+@given(st.text(min_size=0, max_size=20) | st.from_regex(r"[a-z0-9.%:/ -]{0,16}", fullmatch=True))
+@example("à")
+@example("")
+@example("123")
+def test_the_rule_takes_exactly_the_names_linux_and_systemd_take(name):
+    """Property: linux_name_problem refuses a name exactly when Linux or systemd-networkd would."""
+    assert (linux_name_problem(name) is None) == systemd_takes(name)

@@ -24,20 +24,27 @@ def normalised_path_problem(path: str) -> str | None:
     return None
 
 
-# Linux takes an interface name of at most 15 bytes (IFNAMSIZ 16 with its NUL), without '/', ':'
-# (an alias of the old tools) or white space, and never the loopback's.
+# The compute layer writes each interface into a systemd-networkd file, so a name must be one that
+# both Linux (at most 15 bytes: IFNAMSIZ 16 with its NUL) and systemd's ifname_valid() take:
+# printable ASCII without '/', ':' (an alias of the old tools) or '%', not a number (systemd reads
+# it as an interface index), not '.', '..', 'all' or 'default' (directories of /proc/sys/net), and
+# never the loopback's.
 LINUX_NAME_MAX = 15
-LINUX_NAME_FORBIDDEN = re.compile(r"[/:\s]")
-LINUX_RESERVED_NAMES = frozenset({"lo", ".", ".."})
+LINUX_NAME_FORBIDDEN = re.compile(r"[^!-~]|[/:%]")
+LINUX_RESERVED_NAMES = frozenset({"lo", ".", "..", "all", "default"})
 
 
 def linux_name_problem(name: str) -> str | None:
+    if not name:
+        return "is empty"
     if len(name.encode()) > LINUX_NAME_MAX:
         return f"is {len(name.encode())} bytes long; Linux takes at most {LINUX_NAME_MAX}"
     if LINUX_NAME_FORBIDDEN.search(name):
-        return "holds '/', ':' or white space, which a Linux interface name cannot"
+        return "holds white space, a character outside printable ASCII, or '/', ':' or '%', which an interface name cannot"
     if name in LINUX_RESERVED_NAMES:
-        return "is the loopback's name" if name == "lo" else "is not an interface name"
+        return "is the loopback's name" if name == "lo" else "is a name Linux keeps for itself"
+    if name.isdigit():
+        return "is a number, which systemd reads as an interface index"
     return None
 
 
