@@ -11,8 +11,10 @@ file (0600), configuration (state.json), pid and log.
 
 Host keys: each endpoint has its own ed25519 key, generated once. `up` records the public keys in
 ~/.ssh/known_hosts, the file Ansible's network_cli transports (paramiko and libssh) check host
-keys against -- neither takes another file -- replacing older entries for the same address and
-port. Checking stays on; a copy of the entries is kept in AIPOD_LAB_DIR/nxos/known_hosts.
+keys against, replacing older entries for the same address and port. paramiko finds ~ from $HOME,
+libssh from the password database: where the two differ (a run with HOME set elsewhere, as
+benchmarks/ci.py --cold does), both files get the entries. Checking stays on; a copy of the entries
+is kept in AIPOD_LAB_DIR/nxos/known_hosts.
 
 AIPOD_LAB_NXOS_WRITE_ERASE=1 makes `up` start the switches from factory configuration (like
 `write erase` and a reload); the molecule scenario uses it to converge blank switches.
@@ -24,6 +26,7 @@ read to tell link state, LLDP neighbours and vPC peer status (lab/nxos/nxos_fabr
 from __future__ import annotations
 
 import os
+import pwd
 import signal
 import socket
 import subprocess
@@ -37,7 +40,9 @@ LAB_DIR = os.environ.get("AIPOD_LAB_DIR") or os.path.join(ROOT, ".lab")
 INVENTORY = os.environ.get("AIPOD_LAB_INVENTORY") or os.path.join(ROOT, "inventories", "lab")
 STATE_DIR = os.path.join(LAB_DIR, "nxos")
 HERE = os.path.dirname(os.path.abspath(__file__))
-KNOWN_HOSTS = os.path.expanduser("~/.ssh/known_hosts")
+# paramiko's ~ ($HOME) first, then libssh's (the password database's home directory).
+KNOWN_HOSTS_FILES = tuple(dict.fromkeys(os.path.join(home, ".ssh", "known_hosts")
+                                        for home in (os.path.expanduser("~"), pwd.getpwuid(os.getuid()).pw_dir)))
 START_TIMEOUT = 15.0
 
 # The collection ontap_ai.pod (as ansible_collections.ontap_ai.pod) and the lab's secrets reader.
@@ -148,27 +153,32 @@ def _known_host_name(endpoint: dict) -> str:
 
 
 def record_host_keys(items: list[dict]) -> None:
-    """Put each endpoint's public key in ~/.ssh/known_hosts, replacing older keys for its address."""
-    os.makedirs(os.path.dirname(KNOWN_HOSTS), mode=0o700, exist_ok=True)
-    existing = open(KNOWN_HOSTS, encoding="utf-8").read().splitlines() if os.path.exists(KNOWN_HOSTS) else []
+    """Put each endpoint's public key in the transports' known_hosts files, replacing older keys for its address."""
     entries = []
     for endpoint in items:
         with open(_host_key(endpoint) + ".pub", encoding="utf-8") as handle:
             kind, key = handle.read().split()[:2]
         entries.append(f"{_known_host_name(endpoint)} {kind} {key}")
+    for known_hosts in KNOWN_HOSTS_FILES:
+        _record(known_hosts, items, entries)
+    with open(os.path.join(STATE_DIR, "known_hosts"), "w", encoding="utf-8") as handle:
+        handle.write("\n".join(entries) + "\n")
+
+
+def _record(known_hosts: str, items: list[dict], entries: list[str]) -> None:
+    os.makedirs(os.path.dirname(known_hosts), mode=0o700, exist_ok=True)
+    existing = open(known_hosts, encoding="utf-8").read().splitlines() if os.path.exists(known_hosts) else []
     for endpoint, entry in zip(items, entries):
         if entry in existing:
             continue
-        subprocess.run(["ssh-keygen", "-q", "-R", _known_host_name(endpoint), "-f", KNOWN_HOSTS],
+        subprocess.run(["ssh-keygen", "-q", "-R", _known_host_name(endpoint), "-f", known_hosts],
                        check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        with open(KNOWN_HOSTS, "a", encoding="utf-8") as handle:
+        with open(known_hosts, "a", encoding="utf-8") as handle:
             handle.write(entry + "\n")
-        print(f"lab nxos: recorded the host key of {endpoint['name']} ({_known_host_name(endpoint)}) in {KNOWN_HOSTS}")
-    old = KNOWN_HOSTS + ".old"
+        print(f"lab nxos: recorded the host key of {endpoint['name']} ({_known_host_name(endpoint)}) in {known_hosts}")
+    old = known_hosts + ".old"
     if os.path.exists(old):
         os.remove(old)  # ssh-keygen -R's backup; the lab's entries are in .lab/nxos/known_hosts
-    with open(os.path.join(STATE_DIR, "known_hosts"), "w", encoding="utf-8") as handle:
-        handle.write("\n".join(entries) + "\n")
 
 
 def start(endpoint: dict, password: str) -> None:
