@@ -5,8 +5,13 @@ Clones the repository (its committed HEAD) into a new directory, runs `.ci/run` 
 stage table that scripts/test.sh writes (.cache/ci/stages.tsv) as a Markdown table, with the wall
 time of the whole command. docs/benchmarks.md keeps one column per measured landing.
 
---cold runs with an empty HOME, so that pip's and Go's caches (under ~/.cache and ~/go) start empty,
-as on a new machine; the machine's Debian packages and podman's image store stay as they are.
+--cold points every cache the suite fills at empty directories of its own, as on a new machine:
+pip's and Go's (module and build caches), and the machine-level caches of the Debian 13 root
+(AIPOD_TOOLCHAIN_CACHE) and of the lab's Kubernetes binaries (AIPOD_KUBE_CACHE). HOME stays: with
+HOME away from the password database's home directory, ansible-core's async jobs on a local
+connection are written to one place and looked for in the other ("could not find job"), and libssh
+reads another known_hosts than the lab writes. The machine's Debian packages and podman's image
+store stay as they are.
 
     python3 benchmarks/ci.py [--cold] [--keep] [--workdir DIR]
 """
@@ -34,7 +39,7 @@ def stages(clone: Path) -> list[tuple[str, int]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cold", action="store_true", help="empty HOME: no pip or Go cache")
+    parser.add_argument("--cold", action="store_true", help="empty caches: pip, Go, the toolchain root, the lab's Kubernetes")
     parser.add_argument("--keep", action="store_true", help="keep the clone")
     parser.add_argument("--workdir", type=Path, help="where to clone (default: a new temporary directory)")
     args = parser.parse_args()
@@ -43,9 +48,13 @@ def main() -> int:
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
     environment = dict(os.environ)
     if args.cold:
-        home = work / "home"
-        home.mkdir(parents=True, exist_ok=True)
-        environment.update(HOME=str(home), GOPATH=str(home / "go"), GOCACHE=str(home / ".cache" / "go-build"))
+        caches = work / "caches"
+        environment.update(
+            PIP_CACHE_DIR=str(caches / "pip"), GOPATH=str(caches / "go"), GOMODCACHE=str(caches / "go" / "pkg" / "mod"),
+            GOCACHE=str(caches / "go-build"), AIPOD_TOOLCHAIN_CACHE=str(caches / "aipod-toolchain"),
+            AIPOD_KUBE_CACHE=str(caches / "aipod-lab-kubernetes"))
+        for name in ("pip", "go", "go-build", "aipod-toolchain", "aipod-lab-kubernetes"):
+            (caches / name).mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     result = subprocess.run([str(clone / ".ci" / "run")], cwd=clone, env=environment)
     wall = time.monotonic() - started
