@@ -51,14 +51,19 @@ if [ "$beside" -eq 1 ]; then
   # Their playbook runs report elsewhere: the lab tests read reports/latest, which must be their own run.
   export AIPOD_REPORT_ROOT="$CI_DIR/beside-the-lab-reports"
   : >"$BESIDE_TSV"
-  # A run that collects no tests exits 5; like any non-zero code it fails the suite.
-  beside_step "the tests that need no lab (ansible 14), on every core" pytest -q -p no:cacheprovider "${OFFLINE_TESTS[@]}"
-  beside_step "ansible-lint (production profile)" ansible-lint --offline -q
-  beside_step "ansible-test sanity and units" scripts/ansible-test.sh sanity units
-  beside_step "the DeepOps release stand-in" pytest -q -p no:cacheprovider tests/kubernetes/test_deepops_release.py
-  [ "$fast" -eq 1 ] || beside_step "row ansible 13 (ansible-core 2.20, Python 3.13): the offline tests" \
-    scripts/ansible-row.sh 13 pytest -q -p no:cacheprovider "${OFFLINE_TESTS[@]}"
-  exit 0
+  # Every job runs, whichever failed before it, so that the table says how each one ended; any
+  # failure fails the suite. A run that collects no tests exits 5, which is a failure too.
+  failed=0
+  beside_step "the tests that need no lab (ansible 14), on every core" \
+    pytest -q -p no:cacheprovider "${OFFLINE_TESTS[@]}" || failed=1
+  beside_step "ansible-lint (production profile)" ansible-lint --offline -q || failed=1
+  beside_step "ansible-test sanity and units" scripts/ansible-test.sh sanity units || failed=1
+  beside_step "the DeepOps release stand-in" pytest -q -p no:cacheprovider tests/kubernetes/test_deepops_release.py || failed=1
+  if [ "$fast" -eq 0 ]; then
+    beside_step "row ansible 13 (ansible-core 2.20, Python 3.13): the offline tests" \
+      scripts/ansible-row.sh 13 pytest -q -p no:cacheprovider "${OFFLINE_TESTS[@]}" || failed=1
+  fi
+  exit "$failed"
 fi
 
 # Stages: stage NAME starts one (and ends the one before); the table is printed on exit.
