@@ -36,7 +36,6 @@ KIND_GROUPS = ("switches", "ontap", "dgx", "servers")
 KUBE_GROUPS = ("kube_control_plane", "kube_node")
 VARS_SUFFIXES = (".yml", ".yaml", ".json", "")
 VARS_DIRS = ("group_vars", "host_vars")
-SECRET_KEY = SECRET_NAME
 # The passwords Ansible takes as connection settings (their values are secrets too).
 CONNECTION_PASSWORDS = frozenset({"ansible_password", "ansible_ssh_password", "ansible_ssh_pass", "ansible_become_password",
                                   "ansible_become_pass", "ansible_httpapi_password", "ansible_httpapi_pass"})
@@ -245,7 +244,7 @@ def _integer_form_finding(display: str, path: tuple, line: int, written: str) ->
 
 def is_secret_name(name: str) -> bool:
     """A variable that holds a secret: a vault_* variable or an Ansible connection password."""
-    return bool(SECRET_KEY.match(name)) or name in CONNECTION_PASSWORDS
+    return bool(SECRET_NAME.match(name)) or name in CONNECTION_PASSWORDS
 
 
 def secret_type_problem(value: Any) -> str | None:
@@ -595,7 +594,7 @@ def _collect_keys(site: Site, vars_file: VarsFile, role_options: dict[str, set[s
             continue
         if key_text.startswith("ansible_"):
             continue
-        if SECRET_KEY.match(key_text):
+        if SECRET_NAME.match(key_text):
             target = site.secrets if (vars_file.encrypted or isinstance(value, VaultValue)) else site.plaintext_secrets
             target.setdefault(key_text, location)
             _check_secret_type(site, key_text, value, location)

@@ -219,7 +219,8 @@ def resolved_settings(view: AnsibleView, already: Sequence[Finding], hosts_file:
     variable the files' own checks did not already refuse: extra vars (-e) and vars plugins set text
     that never was in a file. Values are never shown."""
     from .rules.role_variables import value_problems
-    from .rules.text import CONNECTION_GRAMMARS, TEMPLATE_MARK, setting_hidden_characters, setting_template_problem
+    from .rules.text import CONNECTION_GRAMMARS, setting_hidden_characters, setting_template_problem
+    from .templating import TEMPLATE_MARK
 
     refused = {str(f.path[2]) for f in already
                if f.rule in ("hidden-character", "connection-setting", "templating") and len(f.path) > 2

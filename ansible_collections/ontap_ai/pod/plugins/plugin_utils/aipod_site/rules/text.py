@@ -18,8 +18,8 @@ from typing import Any
 from .. import model as m
 from ..characters import hidden_characters, shown_key
 from ..findings import Finding
-from ..inventory import GLOBAL_KEYS, HOST_KEYS, TEMPLATE_MARK, VarsFile
-from ..templating import ALLOWANCE, connection_template_problem, holds_template
+from ..inventory import GLOBAL_KEYS, HOST_KEYS, VarsFile
+from ..templating import ALLOWANCE, TEMPLATE_MARK, connection_template_problem, holds_template
 from .context import Context
 
 HOST_NAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*")
