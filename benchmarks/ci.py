@@ -29,12 +29,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def stages(clone: Path) -> list[tuple[str, int]]:
-    rows = []
+def stages(clone: Path) -> tuple[list[tuple[str, int, int]], int | None]:
+    """The stage rows (name, seconds, CPU seconds) and the machine's busy CPU seconds over the run."""
+    rows, machine_busy = [], None
     for line in (clone / ".cache" / "ci" / "stages.tsv").read_text().splitlines():
-        name, seconds, *_ = line.split("\t")
-        rows.append((name, int(seconds)))
-    return rows
+        name, seconds, third = line.split("\t")
+        if name == "machine busy CPU s":
+            machine_busy = int(third)
+        elif name != "total":
+            rows.append((name, int(seconds), int(third)))
+    return rows, machine_busy
 
 
 def main() -> int:
@@ -60,10 +64,13 @@ def main() -> int:
     wall = time.monotonic() - started
     print(f"\n.ci/run on a fresh clone ({'nothing cached' if args.cold else 'machine caches warm'}): "
           f"exit {result.returncode}, {wall:.0f} s wall\n")
-    print("| stage | seconds |\n|---|---|")
-    for name, seconds in stages(clone):
-        print(f"| {name} | {seconds} |")
-    print(f"| **wall time** | **{wall:.0f}** |")
+    rows, machine_busy = stages(clone)
+    print("| stage | seconds | CPU s |\n|---|---:|---:|")
+    for name, seconds, cpu in rows:
+        print(f"| {name} | {seconds} | {cpu} |")
+    print(f"| **wall time** | **{wall:.0f}** | |")
+    if machine_busy is not None:
+        print(f"\nThe machine was busy {machine_busy} CPU s of {os.cpu_count() * wall:.0f} ({os.cpu_count()} cores).")
     if not args.keep and not args.workdir:
         subprocess.run([str(clone / "lab" / "lab"), "stop"], cwd=clone, capture_output=True)
         shutil.rmtree(work, ignore_errors=True)

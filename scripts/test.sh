@@ -6,8 +6,9 @@
 # ansible-lint, ansible-test sanity and units, the DeepOps release stand-in and row 13's offline
 # tests (docs/support-matrix.md). Their output goes to .cache/ci/beside-the-lab.log; the suite fails
 # if one of them does. Safe to repeat; stops at the first failing stage. It ends, pass or fail, with
-# a table of its stages and their seconds (also written to .cache/ci/stages.tsv, which
-# benchmarks/ci.py reads).
+# a table of its stages, their seconds and the CPU seconds their processes used, and the machine's
+# busy CPU seconds over the whole run (also written to .cache/ci/stages.tsv, which benchmarks/ci.py
+# reads). On two cores the lanes share the CPU, so a stage's CPU shows a regression its seconds hide.
 # Options: --fast (no molecule, no row 13), --offline (lint + the tests that need no lab: what the
 # other rows run), --beside-the-lab (only the jobs that run beside the lab, on an installed
 # toolchain), --molecule NAME (only that scenario after the rest).
@@ -18,6 +19,26 @@ say() { printf '==> [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 CI_DIR="$ROOT/.cache/ci"
 BESIDE_LOG="$CI_DIR/beside-the-lab.log" BESIDE_TSV="$CI_DIR/beside-the-lab.tsv"
 mkdir -p "$CI_DIR"
+
+# CPU milliseconds (user + system) of this shell's children that have ended, from the builtin
+# `times`, into CPU_MS. Run in this shell, never in $(...): a subshell counts only its own children.
+milliseconds() {  # 1m2.345s -> 62345, into MS
+  local minutes="${1%%m*}" seconds="${1#*m}"; seconds="${seconds%s}"
+  MS=$((10#$minutes * 60000 + 10#${seconds%.*} * 1000 + 10#${seconds#*.}))
+}
+children_cpu_ms() {
+  local user system total
+  times >"$CI_DIR/.times"
+  read -r user system < <(tail -n 1 "$CI_DIR/.times")
+  milliseconds "$user"; total=$MS
+  milliseconds "$system"; CPU_MS=$((total + MS))
+}
+# Busy CPU seconds of the whole machine (every lane, the lab's hosts and services), from /proc/stat.
+machine_busy_s() {
+  local _cpu user nice system _idle _iowait irq softirq steal _rest
+  read -r _cpu user nice system _idle _iowait irq softirq steal _rest </proc/stat
+  echo $(((user + nice + system + irq + softirq + steal) / $(getconf CLK_TCK)))
+}
 
 fast=0; offline=0; beside=0; only=""
 # What the other rows run: every test that needs no lab, but the DeepOps release stand-in, which
@@ -40,10 +61,12 @@ done
 
 # The jobs beside the lab, one after another, each timed into .cache/ci/beside-the-lab.tsv.
 beside_step() {
-  local name="$1" started=$SECONDS status=0; shift
+  local name="$1" started=$SECONDS cpu_before status=0; shift
+  children_cpu_ms; cpu_before=$CPU_MS
   say "$name"
   "$@" || status=$?
-  printf '%s\t%s\t%s\n' "$name" $((SECONDS - started)) "$status" >>"$BESIDE_TSV"
+  children_cpu_ms
+  printf '%s\t%s\t%s\t%s\n' "$name" $((SECONDS - started)) "$status" $(((CPU_MS - cpu_before) / 1000)) >>"$BESIDE_TSV"
   return "$status"
 }
 if [ "$beside" -eq 1 ]; then
@@ -67,22 +90,25 @@ if [ "$beside" -eq 1 ]; then
 fi
 
 # Stages: stage NAME starts one (and ends the one before); the table is printed on exit.
-stage_names=() stage_seconds=() stage_name="" stage_started=0 beside_pid=""
+stage_names=() stage_seconds=() stage_cpu=() stage_name="" stage_started=0 stage_cpu_started=0 beside_pid=""
+machine_started=$(machine_busy_s)
 end_stage() {
   [ -n "$stage_name" ] || return 0
-  stage_names+=("$stage_name"); stage_seconds+=($((SECONDS - stage_started))); stage_name=""
+  children_cpu_ms
+  stage_names+=("$stage_name"); stage_seconds+=($((SECONDS - stage_started)))
+  stage_cpu+=($(((CPU_MS - stage_cpu_started) / 1000))); stage_name=""
 }
-stage() { end_stage; stage_name="$1"; stage_started=$SECONDS; say "$1"; }
+stage() { end_stage; stage_name="$1"; stage_started=$SECONDS; children_cpu_ms; stage_cpu_started=$CPU_MS; say "$1"; }
 # The jobs beside the lab: their rows join the stage table; one that failed fails the suite.
 end_beside() {
-  local name seconds status failed=0
+  local name seconds status cpu failed=0
   [ -n "$beside_pid" ] || return 0
   say "waiting for the jobs beside the lab ($BESIDE_LOG)"
   wait "$beside_pid" || failed=$?
   beside_pid=""
-  while IFS=$'\t' read -r name seconds status; do
+  while IFS=$'\t' read -r name seconds status cpu; do
     stage_names+=("beside the lab: $name$([ "$status" -eq 0 ] || echo " (failed, exit $status)")")
-    stage_seconds+=("$seconds")
+    stage_seconds+=("$seconds") stage_cpu+=("$cpu")
   done <"$BESIDE_TSV"
   if [ "$failed" -ne 0 ]; then
     tail -n 60 "$BESIDE_LOG"
@@ -97,12 +123,18 @@ stage_table() {
     kill -- -"$beside_pid" 2>/dev/null || true
     end_beside || true
   fi
+  local busy=$(($(machine_busy_s) - machine_started)) cores
+  cores=$(nproc)
   : >"$CI_DIR/stages.tsv"
   printf '\n==> stages (%s, %d s in all)\n' "$([ "$status" -eq 0 ] && echo passed || echo "failed, exit $status")" "$SECONDS"
+  printf '    %-72s %8s %8s\n' "stage" "seconds" "CPU s"
   for i in "${!stage_names[@]}"; do
-    printf '    %-72s %6d s\n' "${stage_names[$i]}" "${stage_seconds[$i]}"
-    printf '%s\t%s\n' "${stage_names[$i]}" "${stage_seconds[$i]}" >>"$CI_DIR/stages.tsv"
+    printf '    %-72s %8d %8d\n' "${stage_names[$i]}" "${stage_seconds[$i]}" "${stage_cpu[$i]}"
+    printf '%s\t%s\t%s\n' "${stage_names[$i]}" "${stage_seconds[$i]}" "${stage_cpu[$i]}" >>"$CI_DIR/stages.tsv"
   done
+  # The lab's hosts and services are not this script's children: only the machine's count has them.
+  printf '    the machine was busy %d CPU s of %d (%d cores for %d s)\n' "$busy" $((cores * SECONDS)) "$cores" "$SECONDS"
+  printf 'machine busy CPU s\t%s\t%s\n' "$SECONDS" "$busy" >>"$CI_DIR/stages.tsv"
   printf 'total\t%s\t%s\n' "$SECONDS" "$status" >>"$CI_DIR/stages.tsv"
 }
 
