@@ -103,8 +103,8 @@ def trident_objects(cluster) -> dict[str, str]:
     return versions
 
 
-def layer(site, playbook: str, *args: str, check: bool = False):
-    return run_playbook(site["tmp"], "-i", str(site["inventory"]), f"playbooks/{playbook}", *args, check=check)
+def layer(site, playbook: str, *args: str, check: bool = False, env: dict | None = None):
+    return run_playbook(site["tmp"], "-i", str(site["inventory"]), f"playbooks/{playbook}", *args, check=check, env=env)
 
 
 def test_the_lab_serves_tls_with_its_own_ca_and_refuses_anonymous_requests(cluster):
@@ -243,9 +243,12 @@ def test_a_trident_version_change_the_install_method_cannot_make_is_refused_befo
 
 def test_verification_without_trident_s_controller_reports_what_it_cannot_check(site, cluster):
     # The lab's kubelets (lab/kubernetes/nodes.py) register every kube_node DGX, Ready with its GPUs.
-    result = layer(site, "verify_kubernetes.yml", "-e", f"verify_kubernetes_report={site['tmp']}/bare.json")
+    # The result is written beside the run reports, wherever the run keeps them.
+    reports = site["tmp"] / "reports"
+    result = layer(site, "verify_kubernetes.yml", env={"AIPOD_REPORT_ROOT": str(reports)})
     assert result.returncode == 0, result.stdout[-4000:]
-    report = json.loads((site["tmp"] / "bare.json").read_text())
+    report = json.loads((reports / "kubernetes-verify.json").read_text())
+    assert (reports / "latest" / "report.json").exists()
     status = {c["name"]: c["status"] for c in report["checks"]}
     assert report["ok"] is True
     assert status == {"nodes_ready": "pass", "gpus_allocatable": "pass",
