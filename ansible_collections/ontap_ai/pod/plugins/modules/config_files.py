@@ -66,13 +66,7 @@ options:
     type: str
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
-attributes:
-  platform:
-    platforms: posix
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
+  - ontap_ai.pod.attributes.writes
 notes:
   - Meant for small text files (configuration, units, scripts); the content travels in the module arguments.
 """

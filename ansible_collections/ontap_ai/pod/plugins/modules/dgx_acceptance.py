@@ -75,6 +75,16 @@ options:
     description: Seconds a phase may take beyond its duration (laying out the files first) before fio is stopped.
     type: int
     default: 600
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: In check mode no fio runs and nothing is measured.
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
 """
 
 EXAMPLES = r"""

@@ -136,18 +136,11 @@ options:
         (with O(gpus)) its GPU count differs from O(expected_gpus).
     type: bool
     default: false
-notes:
-  - Only reads; check mode runs it the same way.
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.facts
+  - ontap_ai.pod.attributes.reads
 attributes:
-  platform:
-    platforms: posix
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
   facts:
     support: full
 """

@@ -79,13 +79,7 @@ notes:
   - Only reads and pings; check mode runs it the same way.
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
-attributes:
-  platform:
-    platforms: posix
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
+  - ontap_ai.pod.attributes.reads
 """
 
 EXAMPLES = r"""

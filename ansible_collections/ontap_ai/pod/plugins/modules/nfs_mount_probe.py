@@ -68,13 +68,7 @@ notes:
     C(dgx_host_facts) says the host can mount.
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
-attributes:
-  platform:
-    platforms: posix
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
+  - ontap_ai.pod.attributes.reads
 """
 
 EXAMPLES = r"""

@@ -37,6 +37,18 @@ options:
     type: list
     elements: str
     default: []
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: partial
+    details:
+      - It stages a pending revision and compares it in check mode too, as a preview needs the comparison; it never
+        applies one. Run it with check mode off for the task, as the example does.
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
 """
 
 EXAMPLES = r"""

@@ -42,6 +42,16 @@ options:
     default: line
 notes:
   - Runs only over C(ansible.netcommon.network_cli) with C(ansible_network_os=cisco.nxos.nxos).
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: Check mode compares and returns the lines it would send, without sending them.
+  diff_mode:
+    support: full
+  platform:
+    platforms: nxos
 """
 
 EXAMPLES = r"""

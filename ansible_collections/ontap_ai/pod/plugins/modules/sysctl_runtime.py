@@ -20,17 +20,9 @@ options:
     description: Parameter name (dotted, e.g. C(net.core.rmem_max)) to value.
     type: dict
     required: true
-notes:
-  - Check mode reports what would change without writing.
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
-attributes:
-  platform:
-    platforms: posix
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
+  - ontap_ai.pod.attributes.writes
 """
 
 EXAMPLES = r"""

@@ -55,13 +55,7 @@ notes:
   - Action plugin; check mode changes nothing because the task never changes anything.
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
-attributes:
-  platform:
-    platforms: posix
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
+  - ontap_ai.pod.attributes.reads
 """
 
 EXAMPLES = r"""
