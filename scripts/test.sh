@@ -92,11 +92,19 @@ fi
 # Stages: stage NAME starts one (and ends the one before); the table is printed on exit.
 stage_names=() stage_seconds=() stage_cpu=() stage_name="" stage_started=0 stage_cpu_started=0 beside_pid=""
 machine_started=$(machine_busy_s)
+beside_cpu_counted=0
 end_stage() {
   [ -n "$stage_name" ] || return 0
+  local beside_ms=0 cpu
   children_cpu_ms
+  # bash reaps the jobs beside the lab as soon as they end, which adds their CPU to this shell's
+  # children: the stage during which they ended does not count it (their own rows do).
+  if [ -n "$beside_pid" ] && [ "$beside_cpu_counted" -eq 0 ] && ! kill -0 "$beside_pid" 2>/dev/null; then
+    while IFS=$'\t' read -r _ _ _ cpu; do beside_ms=$((beside_ms + cpu * 1000)); done <"$BESIDE_TSV"
+    beside_cpu_counted=1
+  fi
   stage_names+=("$stage_name"); stage_seconds+=($((SECONDS - stage_started)))
-  stage_cpu+=($(((CPU_MS - stage_cpu_started) / 1000))); stage_name=""
+  stage_cpu+=($(((CPU_MS - stage_cpu_started - beside_ms) / 1000))); stage_name=""
 }
 stage() { end_stage; stage_name="$1"; stage_started=$SECONDS; children_cpu_ms; stage_cpu_started=$CPU_MS; say "$1"; }
 # The jobs beside the lab: their rows join the stage table; one that failed fails the suite.
