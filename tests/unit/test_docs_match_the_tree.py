@@ -25,7 +25,10 @@ ELSEWHERE = {
 }
 # Backticked text is a path of this tree when it starts at one of these top-level names.
 TOP_LEVEL = {path.name for path in REPO.iterdir()} | {path.name for path in COLLECTION.iterdir()}
-NOT_IN_GIT = {"reports", ".lab", ".cache", ".venv"}  # made by runs; docs describe what appears there
+# Made by runs (the top-level entries of .gitignore): docs describe what appears there, and a fresh
+# clone has none of them.
+NOT_IN_GIT = {line.strip("/") for line in (REPO / ".gitignore").read_text().splitlines()
+              if line.startswith("/") and line.count("/") <= 2}
 BACKTICKED = re.compile(r"`([A-Za-z0-9_.\-/]+)`")
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
