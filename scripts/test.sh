@@ -59,14 +59,18 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-# The jobs beside the lab, one after another, each timed into .cache/ci/beside-the-lab.tsv.
+# The jobs beside the lab, one after another, each timed into .cache/ci/beside-the-lab.tsv with
+# the lines of the log it wrote, so that a failure shows its own output, not the next job's.
+log_lines() { if [ -f "$BESIDE_LOG" ]; then wc -l <"$BESIDE_LOG"; else echo 0; fi; }
 beside_step() {
-  local name="$1" started=$SECONDS cpu_before status=0; shift
+  local name="$1" started=$SECONDS cpu_before status=0 first_line; shift
   children_cpu_ms; cpu_before=$CPU_MS
   say "$name"
+  first_line=$(($(log_lines) + 1))
   "$@" || status=$?
   children_cpu_ms
-  printf '%s\t%s\t%s\t%s\n' "$name" $((SECONDS - started)) "$status" $(((CPU_MS - cpu_before) / 1000)) >>"$BESIDE_TSV"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" $((SECONDS - started)) "$status" $(((CPU_MS - cpu_before) / 1000)) \
+    "$first_line" "$(log_lines)" >>"$BESIDE_TSV"
   return "$status"
 }
 if [ "$beside" -eq 1 ]; then
@@ -100,7 +104,7 @@ end_stage() {
   # bash reaps the jobs beside the lab as soon as they end, which adds their CPU to this shell's
   # children: the stage during which they ended does not count it (their own rows do).
   if [ -n "$beside_pid" ] && [ "$beside_cpu_counted" -eq 0 ] && ! kill -0 "$beside_pid" 2>/dev/null; then
-    while IFS=$'\t' read -r _ _ _ cpu; do beside_ms=$((beside_ms + cpu * 1000)); done <"$BESIDE_TSV"
+    while IFS=$'\t' read -r _ _ _ cpu _; do beside_ms=$((beside_ms + cpu * 1000)); done <"$BESIDE_TSV"
     beside_cpu_counted=1
   fi
   stage_names+=("$stage_name"); stage_seconds+=($((SECONDS - stage_started)))
@@ -109,17 +113,20 @@ end_stage() {
 stage() { end_stage; stage_name="$1"; stage_started=$SECONDS; children_cpu_ms; stage_cpu_started=$CPU_MS; say "$1"; }
 # The jobs beside the lab: their rows join the stage table; one that failed fails the suite.
 end_beside() {
-  local name seconds status cpu failed=0
+  local name seconds status cpu first_line last_line failed=0
   [ -n "$beside_pid" ] || return 0
   say "waiting for the jobs beside the lab ($BESIDE_LOG)"
   wait "$beside_pid" || failed=$?
   beside_pid=""
-  while IFS=$'\t' read -r name seconds status cpu; do
+  while IFS=$'\t' read -r name seconds status cpu first_line last_line; do
     stage_names+=("beside the lab: $name$([ "$status" -eq 0 ] || echo " (failed, exit $status)")")
     stage_seconds+=("$seconds") stage_cpu+=("$cpu")
+    if [ "$status" -ne 0 ]; then
+      say "the end of what \"$name\" printed (lines $first_line-$last_line of $BESIDE_LOG):"
+      sed -n "${first_line},${last_line}p" "$BESIDE_LOG" | tail -n 60
+    fi
   done <"$BESIDE_TSV"
   if [ "$failed" -ne 0 ]; then
-    tail -n 60 "$BESIDE_LOG"
     say "a job beside the lab failed; its whole output: $BESIDE_LOG"
     return "$failed"
   fi
