@@ -43,8 +43,9 @@ machine_busy_s() {
 fast=0; offline=0; beside=0; only=""
 # What the other rows run: every test that needs no lab, but the DeepOps release stand-in, which
 # drives DeepOps' own virtualenv (the same on every row) and takes minutes. They share no state, so
-# they run on every core (pytest-xdist); the lab tests share one lab and run one at a time.
-OFFLINE_TESTS=(-n auto -m "not lab" tests --deselect tests/kubernetes/test_deepops_release.py)
+# they run on every core (pytest-xdist), a file per worker so that a module's fixture (a playbook
+# run, most of them) runs once, not once per worker; the lab tests share one lab and run one at a time.
+OFFLINE_TESTS=(-n auto --dist loadfile -m "not lab" tests --deselect tests/kubernetes/test_deepops_release.py)
 # Lab proofs too heavy for CI's budget run before a release (scripts/release-check.sh): the tests
 # marked release_check and these molecule scenarios. --molecule NAME still runs a named one here.
 RELEASE_CHECK_SCENARIOS=(vm)
