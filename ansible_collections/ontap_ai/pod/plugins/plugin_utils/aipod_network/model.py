@@ -291,7 +291,19 @@ def peer_link_name(platform: str | None, channel_id: int | None) -> str:
 
 
 def switch_entries(model: dict, switch: str) -> tuple[list[dict], list[dict]]:
-    """(ports, port_channels) of one switch, each settled by _settle."""
+    """(ports, port_channels) of one switch, each settled by _settle; settled once per fabric scope,
+    where a validation asks for each switch several times. The entries are shared: read them only."""
+    scope = _SCOPE.get()
+    if scope is None or scope["model"] is not model:
+        return _switch_entries(model, switch)
+    cached = scope.setdefault("entries", {})
+    if switch not in cached:
+        cached[switch] = _switch_entries(model, switch)
+    ports, channels = cached[switch]
+    return list(ports), list(channels)
+
+
+def _switch_entries(model: dict, switch: str) -> tuple[list[dict], list[dict]]:
     data = as_dict(hosts_of_kind(model, "switch").get(switch))
     networks = networks_by_name(model)
     switch_mtu = as_int(data.get("mtu")) or DEFAULT_SWITCH_MTU
