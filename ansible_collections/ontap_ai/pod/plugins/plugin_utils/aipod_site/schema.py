@@ -5,6 +5,7 @@ Errors are rewritten into plain sentences with a fix, and located through the Si
 """
 from __future__ import annotations
 
+import collections
 import difflib
 import functools
 import json
@@ -75,20 +76,50 @@ def schema_findings_and_bad_paths(site: Site, schema_dir: str = SCHEMA_DIR) -> t
 
 def _check(site: Site, schema_name: str, definition: str, value: Any, base: tuple, schema_dir: str,
            bad_paths: list[tuple]) -> Iterator[Finding]:
-    validator = _validator(schema_name, definition, schema_dir)
-    for error in validator.iter_errors(value):
+    for relative, bad, message, hint, extra in _errors(schema_name, definition, schema_dir, value):
+        path = base + relative
+        if bad:
+            bad_paths.append(path)
+        if extra is not None:
+            located = site.locate(path + (extra,))
+            path = path + (shown_key(extra),)
+        else:
+            located = site.locate(path)
+        yield Finding("schema", "error", path, message, hint, located)
+
+
+# What the schema says of a value, by the value's repr: a site validated again (every host of a
+# run, the same model with one field changed) has most of its keys unchanged, and the schema is
+# the costlier half of a validation. repr tells apart what the schema does (1 and True and "1",
+# int and str keys, key order); a value whose repr fails is validated each time.
+_ERRORS_SEEN: collections.OrderedDict[tuple, tuple] = collections.OrderedDict()
+_ERRORS_SEEN_SIZE = 256
+
+
+def _errors(schema_name: str, definition: str, schema_dir: str, value: Any) -> tuple:
+    """((relative path, bad type, message, hint, extra key), ...) of the schema's errors for value."""
+    try:
+        key = (schema_name, definition, schema_dir, repr(value))
+    except Exception:  # pylint: disable=broad-except  # a repr that fails: no memo, same answer
+        return _validate(schema_name, definition, schema_dir, value)
+    if key in _ERRORS_SEEN:
+        _ERRORS_SEEN.move_to_end(key)
+        return _ERRORS_SEEN[key]
+    errors = _validate(schema_name, definition, schema_dir, value)
+    _ERRORS_SEEN[key] = errors
+    if len(_ERRORS_SEEN) > _ERRORS_SEEN_SIZE:
+        _ERRORS_SEEN.popitem(last=False)
+    return errors
+
+
+def _validate(schema_name: str, definition: str, schema_dir: str, value: Any) -> tuple:
+    errors = []
+    for error in _validator(schema_name, definition, schema_dir).iter_errors(value):
         for leaf in _leaves(error, value):
-            path = base + tuple(leaf.absolute_path)
-            if leaf.validator in ("type", "enum", "const", "pattern", "format"):
-                bad_paths.append(path)
             message, hint = describe(leaf)
-            extra = _extra_key(leaf)
-            if extra is not None:
-                located = site.locate(path + (extra,))
-                path = path + (shown_key(extra),)
-            else:
-                located = site.locate(path)
-            yield Finding("schema", "error", path, message, hint, located)
+            errors.append((tuple(leaf.absolute_path), leaf.validator in ("type", "enum", "const", "pattern", "format"),
+                           message, hint, _extra_key(leaf)))
+    return tuple(errors)
 
 
 def _leaves(error, instance_root) -> list:
