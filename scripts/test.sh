@@ -128,9 +128,11 @@ end_beside() {
   while IFS=$'\t' read -r name seconds status cpu first_line last_line; do
     stage_names+=("beside the lab: $name$([ "$status" -eq 0 ] || echo " (failed, exit $status)")")
     stage_seconds+=("$seconds") stage_cpu+=("$cpu")
-    if [ "$status" -ne 0 ]; then
+    if [ "$status" -ne 0 ] && [ "$last_line" -ge "$first_line" ]; then
       say "the end of what \"$name\" printed (lines $first_line-$last_line of $BESIDE_LOG):"
       sed -n "${first_line},${last_line}p" "$BESIDE_LOG" | tail -n 60
+    elif [ "$status" -ne 0 ]; then
+      say "\"$name\" failed and printed nothing"
     fi
   done <"$BESIDE_TSV"
   if [ "$failed" -ne 0 ]; then
