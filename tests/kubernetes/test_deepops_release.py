@@ -299,4 +299,5 @@ def test_a_rerun_with_a_dead_host_to_remove_is_refused(tmp_path):
     result = run_role(tmp_path, release, "-e", '{"deepops_cluster_rerun": true, "deepops_cluster_remove_unreachable": ["dgx03"]}')
     assert result.returncode != 0
     assert "deepops_cluster_rerun runs the cluster playbook on every host, which fails on the dead host(s)" in result.stdout
-    assert not (tmp_path / "work" / "deepops-26.07-kubespray-v2.31.0" / "stand-in-runs").exists()
+    assert "Nothing has been fetched or run" in result.stdout
+    assert not (tmp_path / "work").exists()  # refused before the release was fetched
