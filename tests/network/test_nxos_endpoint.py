@@ -233,8 +233,24 @@ ROLE_PLAYBOOK = """
 """
 
 # Where Ansible finds cisco.nxos: the collections of requirements.yml (./collections, as every run
-# of the bundle) or only what the installed `ansible` package bundles (11.1.0 with ansible 12).
-COLLECTION_SOURCES = {"requirements.yml": None, "the ansible package": str(REPO)}
+# of the bundle) or only what the installed `ansible` package bundles (11.1.0 with ansible 12). The
+# package's is tried only when it is another release: the same release would repeat the same proof.
+def _manifest_version(collections_dir: pathlib.Path) -> str | None:
+    manifest = collections_dir / "ansible_collections" / "cisco" / "nxos" / "MANIFEST.json"
+    return json.loads(manifest.read_text())["collection_info"]["version"] if manifest.is_file() else None
+
+
+def _collection_sources() -> dict[str, str | None]:
+    import ansible
+
+    sources: dict[str, str | None] = {"requirements.yml": None}
+    packaged = _manifest_version(pathlib.Path(ansible.__file__).resolve().parents[1])
+    if packaged != _manifest_version(REPO / "collections"):
+        sources["the ansible package"] = str(REPO)
+    return sources
+
+
+COLLECTION_SOURCES = _collection_sources()
 
 
 def loaded_nxos(collections_path: str | None) -> str:
