@@ -6,12 +6,13 @@ stage table that scripts/test.sh writes (.cache/ci/stages.tsv) as a Markdown tab
 time of the whole command. docs/benchmarks.md keeps one column per measured landing.
 
 --cold points every cache the suite fills at empty directories of its own, as on a new machine:
-pip's and Go's (module and build caches), and the machine-level caches of the Debian 13 root
-(AIPOD_TOOLCHAIN_CACHE) and of the lab's Kubernetes binaries (AIPOD_KUBE_CACHE). HOME stays: with
-HOME away from the password database's home directory, ansible-core's async jobs on a local
-connection are written to one place and looked for in the other ("could not find job"), and libssh
-reads another known_hosts than the lab writes. The machine's Debian packages and podman's image
-store stay as they are.
+pip's and Go's (module and build caches), the machine-level caches of the Debian 13 root
+(AIPOD_TOOLCHAIN_CACHE) and of the lab's Kubernetes binaries (AIPOD_KUBE_CACHE), and podman's
+image store (CONTAINERS_STORAGE_CONF: a store of its own, so the lab's images are built again).
+HOME stays: with HOME away from the password database's home directory, ansible-core's async jobs
+on a local connection are written to one place and looked for in the other ("could not find
+job"), and libssh reads another known_hosts than the lab writes. The machine's Debian packages stay
+as they are. Stop any other lab first: the lab's networks and addresses are the machine's.
 
     python3 benchmarks/ci.py [--cold] [--keep] [--workdir DIR]
 """
@@ -43,7 +44,7 @@ def stages(clone: Path) -> tuple[list[tuple[str, int, int]], int | None]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cold", action="store_true", help="empty caches: pip, Go, the toolchain root, the lab's Kubernetes")
+    parser.add_argument("--cold", action="store_true", help="empty caches: pip, Go, the toolchain root, the lab's Kubernetes, podman's images")
     parser.add_argument("--keep", action="store_true", help="keep the clone")
     parser.add_argument("--workdir", type=Path, help="where to clone (default: a new temporary directory)")
     args = parser.parse_args()
@@ -57,8 +58,12 @@ def main() -> int:
             PIP_CACHE_DIR=str(caches / "pip"), GOPATH=str(caches / "go"), GOMODCACHE=str(caches / "go" / "pkg" / "mod"),
             GOCACHE=str(caches / "go-build"), AIPOD_TOOLCHAIN_CACHE=str(caches / "aipod-toolchain"),
             AIPOD_KUBE_CACHE=str(caches / "aipod-lab-kubernetes"))
-        for name in ("pip", "go", "go-build", "aipod-toolchain", "aipod-lab-kubernetes"):
+        for name in ("pip", "go", "go-build", "aipod-toolchain", "aipod-lab-kubernetes", "containers"):
             (caches / name).mkdir(parents=True, exist_ok=True)
+        storage = caches / "containers" / "storage.conf"
+        storage.write_text(f'[storage]\ndriver = "overlay"\ngraphroot = "{caches / "containers" / "storage"}"\n'
+                           f'runroot = "{caches / "containers" / "run"}"\n')
+        environment["CONTAINERS_STORAGE_CONF"] = str(storage)
     started = time.monotonic()
     result = subprocess.run([str(clone / ".ci" / "run")], cwd=clone, env=environment)
     wall = time.monotonic() - started
