@@ -38,7 +38,8 @@ STATE = LAB_DIR / "kubernetes"
 KUBELETS = STATE / "kubelets"
 EVENTS = STATE / "logs" / "node-events.jsonl"
 KUBECONFIG = STATE / "kubeconfig"
-KUBE_VERSION = "v1.20.2"
+# The version the kubelets report: the lab's (lab/kubernetes/build).
+KUBE_VERSION = "v" + os.environ.get("AIPOD_LAB_KUBE_VERSION", "1.20.2")
 WORKLOAD_NAMESPACE = "aipod-lab-workload"
 WORKLOAD_LABEL = "aipod-lab-train"
 # A pass runs when the API server reports a change to a Node or a pod (watches, as a kubelet and the
@@ -326,8 +327,10 @@ def workload() -> int:
     from kubernetes.dynamic import DynamicClient
 
     core, apps = kube.CoreV1Api(), kube.AppsV1Api()
-    # Kubernetes 1.20 serves PodDisruptionBudgets as policy/v1beta1, which the current client has no class for.
-    budgets = DynamicClient(kube.ApiClient()).resources.get(api_version="policy/v1beta1", kind="PodDisruptionBudget")
+    # Kubernetes 1.20 serves PodDisruptionBudgets as policy/v1beta1 only (which the current client has no
+    # class for), 1.25 and later as policy/v1 only.
+    policy = "policy/v1" if int(kube.VersionApi().get_code().minor.rstrip("+")) >= 21 else "policy/v1beta1"
+    budgets = DynamicClient(kube.ApiClient()).resources.get(api_version=policy, kind="PodDisruptionBudget")
     names = sorted(name for name, k in read_kubelets().items() if not k.get("gone"))
     try:
         core.create_namespace({"metadata": {"name": WORKLOAD_NAMESPACE}})
@@ -347,7 +350,7 @@ def workload() -> int:
         except kube.ApiException as error:
             if error.status != 409:
                 raise
-    budget = {"apiVersion": "policy/v1beta1", "kind": "PodDisruptionBudget",
+    budget = {"apiVersion": policy, "kind": "PodDisruptionBudget",
               "metadata": {"name": WORKLOAD_LABEL, "namespace": WORKLOAD_NAMESPACE},
               "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": WORKLOAD_LABEL}}}}
     try:
