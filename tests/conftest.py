@@ -9,6 +9,7 @@ import tempfile
 
 import lab_support
 import pytest
+from hypothesis import settings
 from project_paths import LAB, LAB_VAULT_PASSWORD, REPO, SAMPLE_VAULT_PASSWORD, make_decryptor
 
 # ansible.cfg names no vault password; the tests run the lab's inventory with the lab's vault id, as
@@ -23,6 +24,11 @@ if "AIPOD_RUN_LOCK_DIR" not in os.environ:
     atexit.register(shutil.rmtree, os.environ["AIPOD_RUN_LOCK_DIR"], ignore_errors=True)
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ["AIPOD_RUN_LOCK_DIR"] = os.path.join(os.environ["AIPOD_RUN_LOCK_DIR"], os.environ["PYTEST_XDIST_WORKER"])
+# Hypothesis' deadline is wall time per example (200 ms by default): CI runs these tests at nice 10
+# beside the lab, where a pure function can wait longer than that for a core. No property here is
+# about speed; where one must bound a cost, it bounds CPU time (test_site_field_mutations).
+settings.register_profile("aipod", deadline=None)
+settings.load_profile("aipod")
 
 
 @pytest.fixture(scope="session")
