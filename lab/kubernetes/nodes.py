@@ -258,7 +258,8 @@ class Agent:
 def kubelet_files() -> tuple:
     """What identifies the kubelets' files as they are now: names, sizes and modification times."""
     try:
-        return tuple(sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in KUBELETS.glob("*.json")))
+        return tuple(sorted((path.name, stat.st_mtime_ns, stat.st_size)
+                            for path, stat in ((path, path.stat()) for path in KUBELETS.glob("*.json"))))
     except OSError:
         return ()
 
