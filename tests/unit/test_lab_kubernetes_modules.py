@@ -12,7 +12,8 @@ import pytest
 from project_paths import REPO
 
 MODULES = REPO / "lab" / "kubernetes" / "modules"
-VERSIONS = sorted(path.name for path in MODULES.iterdir() if (path / "go.mod").is_file())
+VERSIONS = sorted(path.name for path in MODULES.glob("v*") if (path / "go.mod").is_file())
+ETCD_MODULES = sorted(MODULES.glob("etcd-v*"))
 COMMANDS = ("kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl")
 
 
@@ -43,3 +44,13 @@ def test_go_sum_pins_the_release_and_tools_go_names_what_the_build_builds(versio
     for command in COMMANDS:
         assert f'"k8s.io/kubernetes/cmd/{command}"' in tools
         assert f"k8s.io/kubernetes/cmd/{command}" in build
+
+
+def test_the_etcd_module_the_build_names_requires_its_release():
+    """The build picks etcd's module by ETCD_VERSION; its go.mod requires etcd's server module at that release."""
+    build = (REPO / "lab" / "kubernetes" / "build").read_text()
+    (version,) = re.findall(r"^ETCD_VERSION=(\S+)$", build, re.MULTILINE)
+    assert [path.name for path in ETCD_MODULES] == [f"etcd-v{version}"]
+    text = (ETCD_MODULES[0] / "go.mod").read_text()
+    assert re.search(rf"^\s+go\.etcd\.io/etcd/server/v3 v{re.escape(version)}$", text, re.MULTILINE), "etcd's server is not required"
+    assert f"go.etcd.io/etcd/server/v3 v{version} h1:" in (ETCD_MODULES[0] / "go.sum").read_text()
