@@ -7,9 +7,25 @@ API_PORT="${AIPOD_LAB_KUBE_API_PORT:-16443}"
 ETCD_PORT="${AIPOD_LAB_KUBE_ETCD_PORT:-23790}"
 ETCD_PEER_PORT="${AIPOD_LAB_KUBE_ETCD_PEER_PORT:-23800}"
 KCM_PORT="${AIPOD_LAB_KUBE_KCM_PORT:-16257}"
+SCHEDULER_PORT="${AIPOD_LAB_KUBE_SCHEDULER_PORT:-16259}"
+KWOK_PORT="${AIPOD_LAB_KWOK_PORT:-16260}"
 KUBECONFIG_FILE="$STATE/kubeconfig"
 # process name -> the executable its /proc/<pid>/cmdline must start with (guards against PID reuse)
-declare -A EXECUTABLE=([etcd]=etcd [kube-apiserver]=kube-apiserver [kube-controller-manager]=kube-controller-manager [nodes]=nodes.py)
+declare -A EXECUTABLE=([etcd]=etcd [kube-apiserver]=kube-apiserver [kube-controller-manager]=kube-controller-manager
+                       [kube-scheduler]=kube-scheduler [kwok]=kwok [nodes]=nodes.py)
+# Every process the component may run, newest first (the order lab/kubernetes/down stops them in).
+ALL_PROCESSES=(nodes kwok kube-scheduler kube-controller-manager kube-apiserver etcd)
+
+# The processes of the lab's Kubernetes for the binaries in $STATE/bin, in start order. A version
+# built from Go modules has the real kube-scheduler, and KWOK plays the kubelets' API side; the
+# older recipe has neither, and nodes.py plays both.
+processes() {
+  if [ -x "$STATE/bin/kwok" ]; then
+    echo etcd kube-apiserver kube-controller-manager kube-scheduler kwok nodes
+  else
+    echo etcd kube-apiserver kube-controller-manager nodes
+  fi
+}
 
 say() { printf 'lab kubernetes: %s\n' "$*"; }
 die() { printf 'lab kubernetes: error: %s\n' "$*" >&2; exit 1; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The lab's kubelets and scheduler: what makes the API server's Node objects and pods behave as on a pod.
 
-    nodes.py run                      the agent (lab/kubernetes/up starts it in the background)
+    nodes.py run [--kwok]             the agent (lab/kubernetes/up starts it in the background)
     nodes.py sync                     register a kubelet for each kube_node DGX the lab runs
     nodes.py kubelet NAME [--ready | --not-ready | --gone] [--gpus N]
     nodes.py workload                 a Deployment per node and a PodDisruptionBudget over them
@@ -21,6 +21,13 @@ and the controller manager but no kubelet or scheduler, so this agent plays them
 - every cordon, uncordon, binding and finished pod goes to logs/node-events.jsonl with its time,
   so tests can check the order of a rolling change.
 Nothing runs in a container: a pod here is an API object whose status the agent keeps.
+
+With --kwok (a Kubernetes built from Go modules), the real kube-scheduler binds the pods and KWOK
+plays the kubelets' side of the API: Node status and leases, pods Running, deletions finished. The
+agent then keeps only what KWOK does not do: it registers each kubelet's Node (labelled
+aipod-lab/kubelet=kwok, which KWOK manages) with its GPUs, posts NotReady for a kubelet the fault
+knob stops (the label then says not-ready, so KWOK leaves that Node alone), does not register a
+Node again once its host's kubelet.service is stopped, and writes the node events from watches.
 """
 from __future__ import annotations
 
@@ -38,8 +45,10 @@ STATE = LAB_DIR / "kubernetes"
 KUBELETS = STATE / "kubelets"
 EVENTS = STATE / "logs" / "node-events.jsonl"
 KUBECONFIG = STATE / "kubeconfig"
-# The version the kubelets report: the lab's (lab/kubernetes/build).
-KUBE_VERSION = "v" + os.environ.get("AIPOD_LAB_KUBE_VERSION", "1.20.2")
+# The version the kubelets report: the lab's (lab/kubernetes/version, or the one the environment asks for).
+KUBE_VERSION = "v" + (os.environ.get("AIPOD_LAB_KUBE_VERSION") or (Path(__file__).with_name("version")).read_text().strip())
+# The label that hands a Node to KWOK (lab/kubernetes/up: --manage-nodes-with-label-selector).
+KWOK_LABEL = "aipod-lab/kubelet"
 WORKLOAD_NAMESPACE = "aipod-lab-workload"
 WORKLOAD_LABEL = "aipod-lab-train"
 # A pass runs when the API server reports a change to a Node or a pod (watches, as a kubelet and the
@@ -237,6 +246,16 @@ class Agent:
         changed.set()
         for lister in (self.core.list_node, self.core.list_pod_for_all_namespaces):
             threading.Thread(target=watch_forever, args=(self.kube, lister, changed), daemon=True).start()
+
+        def one_pass() -> None:
+            kubelets = read_kubelets()
+            self.pods(kubelets, self.nodes(kubelets))
+
+        self.loop(changed, one_pass)
+
+    @staticmethod
+    def loop(changed: threading.Event, one_pass) -> None:
+        """Run a pass on a watch event, a changed kubelet file, or every RESYNC_SECONDS."""
         files, last_pass = None, 0.0
         while True:
             now_files = kubelet_files()
@@ -246,13 +265,92 @@ class Agent:
                 changed.clear()
                 files, last_pass = now_files, time.monotonic()
                 try:
-                    kubelets = read_kubelets()
-                    nodes = self.nodes(kubelets)
-                    self.pods(kubelets, nodes)
+                    one_pass()
                 except Exception as error:  # the API server restarting, a conflict: try again on the next pass
                     say(f"pass failed: {type(error).__name__}: {str(error)[:300]}")
                     time.sleep(FILE_SECONDS)
                     changed.set()
+
+
+class KwokAgent(Agent):
+    """Registration, the NotReady knob and the node events; KWOK and kube-scheduler do the rest."""
+
+    def __init__(self, kube) -> None:
+        super().__init__(kube)
+        self.events_lock = threading.Lock()
+        self.pod_nodes: dict[str, str] = {}
+        self.running: set[str] = set()
+
+    def nodes(self, kubelets: dict[str, dict]) -> dict:
+        nodes = {n.metadata.name: n for n in self.core.list_node().items}
+        for name, kubelet in kubelets.items():
+            if kubelet.get("gone"):
+                continue
+            node = nodes.get(name)
+            if node is None and name in self.registered and not kubelet_running(kubelet.get("container")):
+                write_kubelet(name, {**kubelet, "gone": True})
+                record("kubelet_stopped", node=name)
+                continue
+            ready = bool(kubelet.get("ready", True))
+            wanted = node_status(kubelet)
+            if node is None:
+                body = {"apiVersion": "v1", "kind": "Node",
+                        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
+                                                              "nvidia.com/gpu.present": "true",
+                                                              KWOK_LABEL: "kwok" if ready else "not-ready"}}}
+                node = self.core.create_node(body)
+                record("registered", node=name)
+                # Capacity, address and node info as the kubelet reports them; KWOK adds the conditions.
+                del wanted["conditions"]
+                node = self.core.patch_node_status(name, {"status": wanted})
+            else:
+                labelled_ready = (node.metadata.labels or {}).get(KWOK_LABEL) == "kwok"
+                have_gpus = ((node.status.allocatable or {}) if node.status else {}).get("nvidia.com/gpu")
+                if labelled_ready != ready:
+                    node = self.core.patch_node(name, {"metadata": {"labels": {KWOK_LABEL: "kwok" if ready else "not-ready"}}})
+                if not ready and is_ready(node):
+                    # KWOK no longer renews this Node: post NotReady, as a kubelet whose runtime is down does.
+                    node = self.core.patch_node_status(name, {"status": {"conditions": wanted["conditions"]}})
+                    record("not_ready", node=name)
+                if have_gpus != wanted["allocatable"]["nvidia.com/gpu"]:
+                    status = {"capacity": wanted["capacity"], "allocatable": wanted["allocatable"]}
+                    node = self.core.patch_node_status(name, {"status": status})
+            nodes[name] = node
+            self.registered.add(name)
+        return nodes
+
+    def node_event(self, kind: str, node) -> None:
+        """Cordons and uncordons, as the watch reports them."""
+        if kind != "DELETED":
+            with self.events_lock:
+                self.observe(node)
+
+    def pod_event(self, kind: str, pod) -> None:
+        """Bindings, starts and finished pods, as the watch reports them."""
+        key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+        where = pod.spec.node_name
+        with self.events_lock:
+            if kind == "DELETED":
+                self.running.discard(key)
+                if self.pod_nodes.pop(key, None) is not None or where:
+                    record("pod_finished", node=where, pod=key)
+                return
+            if where and self.pod_nodes.get(key) != where:
+                self.pod_nodes[key] = where
+                record("bound", node=where, pod=key)
+            if where and pod.status and pod.status.phase == "Running" and key not in self.running:
+                self.running.add(key)
+                record("running", node=where, pod=key)
+
+    def run(self) -> None:
+        say(f"registering the kubelets in {KUBELETS}; KWOK plays them, kube-scheduler schedules")
+        changed = threading.Event()
+        changed.set()
+        threading.Thread(target=watch_forever, args=(self.kube, self.core.list_node, changed, self.node_event),
+                         daemon=True).start()
+        threading.Thread(target=watch_forever, args=(self.kube, self.core.list_pod_for_all_namespaces, changed,
+                                                     self.pod_event), daemon=True).start()
+        self.loop(changed, lambda: self.nodes(read_kubelets()))
 
 
 def kubelet_files() -> tuple:
@@ -264,13 +362,16 @@ def kubelet_files() -> tuple:
         return ()
 
 
-def watch_forever(kube, lister, changed: threading.Event) -> None:
-    """Set `changed` on every event of a watch over what `lister` lists; watch again when it ends."""
+def watch_forever(kube, lister, changed: threading.Event, on_event=None) -> None:
+    """Set `changed` on every event of a watch over what `lister` lists, after handing the event to
+    `on_event(type, object)` if given; watch again when it ends."""
     from kubernetes import watch
 
     while True:
         try:
-            for _event in watch.Watch().stream(lister, timeout_seconds=WATCH_SECONDS, _request_timeout=WATCH_SECONDS + 30):
+            for event in watch.Watch().stream(lister, timeout_seconds=WATCH_SECONDS, _request_timeout=WATCH_SECONDS + 30):
+                if on_event is not None:
+                    on_event(event["type"], event["object"])
                 changed.set()
         except Exception as error:  # the API server restarting: the pass loop resyncs meanwhile
             say(f"watch ended: {type(error).__name__}: {str(error)[:200]}")
@@ -366,7 +467,8 @@ def workload() -> int:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("run")
+    run = commands.add_parser("run")
+    run.add_argument("--kwok", action="store_true", help="KWOK plays the kubelets and kube-scheduler schedules")
     commands.add_parser("sync")
     commands.add_parser("workload")
     one = commands.add_parser("kubelet")
@@ -378,7 +480,7 @@ def main(argv: list[str]) -> int:
     state.add_argument("--gone", dest="state", action="store_const", const="gone")
     args = parser.parse_args(argv)
     if args.command == "run":
-        Agent(client()).run()
+        (KwokAgent if args.kwok else Agent)(client()).run()
         return 0
     if args.command == "sync":
         return sync()
