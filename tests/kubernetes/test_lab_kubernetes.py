@@ -50,7 +50,8 @@ def cluster():
 
     api = config.new_client_from_config(str(KUBECONFIG))
     yield {"core": client.CoreV1Api(api), "storage": client.StorageV1Api(api), "apps": client.AppsV1Api(api),
-           "custom": client.CustomObjectsApi(api), "extensions": client.ApiextensionsV1Api(api)}
+           "custom": client.CustomObjectsApi(api), "extensions": client.ApiextensionsV1Api(api),
+           "version": client.VersionApi(api).get_code()}
     stopped = lab("stop", "kubernetes")
     assert stopped.returncode == 0, stopped.stdout + stopped.stderr
     if was_running:
@@ -120,7 +121,8 @@ def test_the_lab_serves_tls_with_its_own_ca_and_refuses_anonymous_requests(clust
     assert refused.value.code == 401
     from kubernetes import client
 
-    assert client.VersionApi(cluster["core"].api_client).get_code().git_version == "v1.20.2"
+    wanted = os.environ.get("AIPOD_LAB_KUBE_VERSION") or (REPO / "lab" / "kubernetes" / "version").read_text().strip()
+    assert client.VersionApi(cluster["core"].api_client).get_code().git_version == f"v{wanted}"
     # The cached binaries are verified on every start; --check verifies without building.
     assert subprocess.run([str(REPO / "lab" / "kubernetes" / "build"), "--check"], capture_output=True).returncode == 0
     names = {crd.metadata.name for crd in cluster["extensions"].list_custom_resource_definition().items}
@@ -128,11 +130,11 @@ def test_the_lab_serves_tls_with_its_own_ca_and_refuses_anonymous_requests(clust
 
 
 def test_build_check_detects_a_corrupted_cache(tmp_path):
-    cached = tmp_path / "v1.20.2-r1"
+    cached = tmp_path / "v1.34.4-m2"
     (cached / "bin").mkdir(parents=True)
     (cached / "bin" / "kube-apiserver").write_text("built\n")
     subprocess.run("sha256sum bin/* > SHA256SUMS", shell=True, cwd=cached, check=True)
-    env = dict(os.environ, AIPOD_KUBE_CACHE=str(tmp_path))
+    env = dict(os.environ, AIPOD_KUBE_CACHE=str(tmp_path), AIPOD_LAB_KUBE_VERSION="1.34.4")
     build = str(REPO / "lab" / "kubernetes" / "build")
     assert subprocess.run([build, "--check"], env=env, capture_output=True).returncode == 0
     (cached / "bin" / "kube-apiserver").write_text("tampered\n")
@@ -209,12 +211,16 @@ def test_a_rerun_applies_only_the_objects_changed_by_hand(site, cluster):
 
 
 def test_helm_install_is_refused_before_any_change_on_an_old_server(site, cluster):
+    """The gate reads the live server's version; the lab's server is made "old" by asking for a newer one."""
     edit_trident(site, lambda t: t.update(install={"method": "helm", "chart_repo": "https://charts.example.invalid",
                                                   "chart_version": "100.2602.1"}))
+    version = cluster["version"]
+    newer = f"{version.major}.{int(version.minor.rstrip('+')) + 1}"
     before = trident_objects(cluster)
-    result = layer(site, "trident.yml")
+    result = layer(site, "trident.yml", "-e", f"trident_min_kubernetes_version={newer}")
     assert result.returncode != 0
-    assert "The cluster runs Kubernetes 1.20.2; the Trident operator (helm) needs 1.24 or newer" in result.stdout
+    assert (f"The cluster runs Kubernetes {version.git_version.lstrip('v')}; the Trident operator (helm) needs {newer} "
+            "or newer") in result.stdout
     assert recap(result.stdout)["changed"] == 0
     assert trident_objects(cluster) == before
     edit_trident(site, lambda t: t.update(install={"method": "preinstalled"}))
