@@ -294,15 +294,16 @@ class KwokAgent(Agent):
             ready = bool(kubelet.get("ready", True))
             wanted = node_status(kubelet)
             if node is None:
+                # Registered with its capacity, address and node info, as a kubelet registers (a Node may
+                # carry its status on creation); KWOK adds the conditions.
+                del wanted["conditions"]
                 body = {"apiVersion": "v1", "kind": "Node",
                         "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
                                                               "nvidia.com/gpu.present": "true",
-                                                              KWOK_LABEL: "kwok" if ready else "not-ready"}}}
+                                                              KWOK_LABEL: "kwok" if ready else "not-ready"}},
+                        "status": wanted}
                 node = self.core.create_node(body)
                 record("registered", node=name)
-                # Capacity, address and node info as the kubelet reports them; KWOK adds the conditions.
-                del wanted["conditions"]
-                node = self.core.patch_node_status(name, {"status": wanted})
             else:
                 labelled_ready = (node.metadata.labels or {}).get(KWOK_LABEL) == "kwok"
                 have_gpus = ((node.status.allocatable or {}) if node.status else {}).get("nvidia.com/gpu")
