@@ -19,6 +19,7 @@ import time
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 BIN = pathlib.Path(sys.executable).parent
+KUBE_VERSION = os.environ.get("AIPOD_LAB_KUBE_VERSION") or (REPO / "lab" / "kubernetes" / "version").read_text().strip()
 RECAP = re.compile(r"^\S+\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
 
 
@@ -51,7 +52,7 @@ def main() -> None:
         rows.append((label, seconds, changed(output)))
     first = rows[2][1]
     load = os.getloadavg()[0]
-    print(f"Trident layer on the lab API server (Kubernetes 1.20.2), load average {load:.1f} on {os.cpu_count()} CPUs")
+    print(f"Trident layer on the lab API server (Kubernetes {KUBE_VERSION}), load average {load:.1f} on {os.cpu_count()} CPUs")
     print(f"{'step':42} {'seconds':>8} {'changed':>8} {'x first apply':>14}")
     for label, seconds, count in rows:
         print(f"{label:42} {seconds:8.1f} {count:>8} {seconds / first:14.2f}")

@@ -1,6 +1,6 @@
 """A disruptive DGX change rolls through the pod one host at a time: drain, change, health gate, uncordon.
 
-On the lab's API server each DGX is a Node (lab/kubernetes/nodes.py plays its kubelet) running one
+On the lab's API server each DGX is a Node (registered by lab/kubernetes/nodes.py, played by KWOK) running one
 pod of a Deployment pinned to it, under a PodDisruptionBudget that allows one disruption. An edit of
 the mounts' rsize is a change to existing mounts, so every DGX rolls. The node agent's event log
 gives the order of cordons, evictions and uncordons. A kubelet made NotReady fails the health gate of
