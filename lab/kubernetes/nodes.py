@@ -26,8 +26,9 @@ With --kwok (a Kubernetes built from Go modules), the real kube-scheduler binds 
 plays the kubelets' side of the API: Node status and leases, pods Running, deletions finished. The
 agent then keeps only what KWOK does not do: it registers each kubelet's Node (labelled
 aipod-lab/kubelet=kwok, which KWOK manages) with its GPUs, posts NotReady for a kubelet the fault
-knob stops (the label then says not-ready, so KWOK leaves that Node alone), does not register a
-Node again once its host's kubelet.service is stopped, and writes the node events from watches.
+knob stops (the label then says not-ready, so KWOK leaves that Node alone) and finishes the pods
+being deleted on it, does not register a Node again once its host's kubelet.service is stopped,
+and writes the node events from watches.
 """
 from __future__ import annotations
 
@@ -280,8 +281,12 @@ class KwokAgent(Agent):
         self.events_lock = threading.Lock()
         self.pod_nodes: dict[str, str] = {}
         self.running: set[str] = set()
+        # Kubelets the fault knob made NotReady: alive, so they still finish the pods being deleted
+        # on them, which KWOK, no longer playing them, would not.
+        self.not_ready: frozenset[str] = frozenset()
 
     def nodes(self, kubelets: dict[str, dict]) -> dict:
+        self.not_ready = frozenset(name for name, k in kubelets.items() if not k.get("gone") and not k.get("ready", True))
         nodes = {n.metadata.name: n for n in self.core.list_node().items}
         for name, kubelet in kubelets.items():
             if kubelet.get("gone"):
@@ -335,6 +340,9 @@ class KwokAgent(Agent):
                 self.running.discard(key)
                 if self.pod_nodes.pop(key, None) is not None or where:
                     record("pod_finished", node=where, pod=key)
+                return
+            if pod.metadata.deletion_timestamp is not None and where in self.not_ready:
+                self.core.delete_namespaced_pod(pod.metadata.name, pod.metadata.namespace, grace_period_seconds=0)
                 return
             if where and self.pod_nodes.get(key) != where:
                 self.pod_nodes[key] = where
