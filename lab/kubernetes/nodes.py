@@ -144,18 +144,22 @@ class Agent:
         self.unschedulable: dict[str, bool] = {}
         self.registered: set[str] = set()
 
-    def nodes(self, kubelets: dict[str, dict]) -> dict:
-        nodes = {n.metadata.name: n for n in self.core.list_node().items}
+    def running_kubelets(self, kubelets: dict[str, dict], nodes: dict):
+        """(name, kubelet, its Node or None) for each kubelet that runs. A Node deleted while its host's
+        kubelet.service is stopped makes that kubelet gone: a real kubelet would not register it again either."""
         for name, kubelet in kubelets.items():
             if kubelet.get("gone"):
                 continue
             node = nodes.get(name)
             if node is None and name in self.registered and not kubelet_running(kubelet.get("container")):
-                # The Node was deleted and the host's kubelet.service is stopped: a real kubelet
-                # would not register it again either.
                 write_kubelet(name, {**kubelet, "gone": True})
                 record("kubelet_stopped", node=name)
                 continue
+            yield name, kubelet, node
+
+    def nodes(self, kubelets: dict[str, dict]) -> dict:
+        nodes = {n.metadata.name: n for n in self.core.list_node().items}
+        for name, kubelet, node in self.running_kubelets(kubelets, dict(nodes)):
             if node is None:
                 body = {"apiVersion": "v1", "kind": "Node",
                         "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
@@ -288,14 +292,7 @@ class KwokAgent(Agent):
     def nodes(self, kubelets: dict[str, dict]) -> dict:
         self.not_ready = frozenset(name for name, k in kubelets.items() if not k.get("gone") and not k.get("ready", True))
         nodes = {n.metadata.name: n for n in self.core.list_node().items}
-        for name, kubelet in kubelets.items():
-            if kubelet.get("gone"):
-                continue
-            node = nodes.get(name)
-            if node is None and name in self.registered and not kubelet_running(kubelet.get("container")):
-                write_kubelet(name, {**kubelet, "gone": True})
-                record("kubelet_stopped", node=name)
-                continue
+        for name, kubelet, node in self.running_kubelets(kubelets, dict(nodes)):
             ready = bool(kubelet.get("ready", True))
             wanted = node_status(kubelet)
             if node is None:
