@@ -352,9 +352,10 @@ class KwokAgent(Agent):
         say(f"registering the kubelets in {KUBELETS}; KWOK plays them, kube-scheduler schedules")
         changed = threading.Event()
         changed.set()
+        # Node events start a pass (a Node deleted, a label changed); pod events need none.
         threading.Thread(target=watch_forever, args=(self.kube, self.core.list_node, changed, self.node_event),
                          daemon=True).start()
-        threading.Thread(target=watch_forever, args=(self.kube, self.core.list_pod_for_all_namespaces, changed,
+        threading.Thread(target=watch_forever, args=(self.kube, self.core.list_pod_for_all_namespaces, None,
                                                      self.pod_event), daemon=True).start()
         self.loop(changed, lambda: self.nodes(read_kubelets()))
 
@@ -368,21 +369,36 @@ def kubelet_files() -> tuple:
         return ()
 
 
-def watch_forever(kube, lister, changed: threading.Event, on_event=None) -> None:
-    """Set `changed` on every event of a watch over what `lister` lists, after handing the event to
-    `on_event(type, object)` if given; watch again when it ends."""
+def watch_forever(kube, lister, changed: threading.Event | None, on_event=None) -> None:
+    """Hand every event of a watch over what `lister` lists to `on_event(type, object)` if given, then
+    set `changed` if given. A watch that ends is resumed from the last version it saw, so no event is
+    lost between two watches; when that version is too old (410), it starts again with a listing."""
     from kubernetes import watch
 
+    version = None
     while True:
+        watcher = watch.Watch()
         try:
-            for event in watch.Watch().stream(lister, timeout_seconds=WATCH_SECONDS, _request_timeout=WATCH_SECONDS + 30):
+            for event in watcher.stream(lister, resource_version=version, timeout_seconds=WATCH_SECONDS,
+                                        _request_timeout=WATCH_SECONDS + 30):
+                version = watcher.resource_version
+                if event["type"] == "ERROR":
+                    version = None  # the version expired: list again
+                    break
                 if on_event is not None:
-                    on_event(event["type"], event["object"])
-                changed.set()
+                    try:
+                        on_event(event["type"], event["object"])
+                    except Exception as error:  # one event's handling failed: the watch goes on
+                        say(f"event not handled: {type(error).__name__}: {str(error)[:200]}")
+                if changed is not None:
+                    changed.set()
         except Exception as error:  # the API server restarting: the pass loop resyncs meanwhile
+            if getattr(error, "status", None) == 410:
+                version = None
             say(f"watch ended: {type(error).__name__}: {str(error)[:200]}")
             time.sleep(1)
-        changed.set()  # events may have been missed between two watches
+        if changed is not None:
+            changed.set()
 
 
 def sync() -> int:
