@@ -336,6 +336,7 @@ class KwokAgent(Agent):
             if kind == "DELETED":
                 self.running.discard(key)
                 if self.pod_nodes.pop(key, None) is not None or where:
+                    self.observe_node(where)
                     record("pod_finished", node=where, pod=key)
                 return
             if pod.metadata.deletion_timestamp is not None and where in self.not_ready:
@@ -343,10 +344,21 @@ class KwokAgent(Agent):
                 return
             if where and self.pod_nodes.get(key) != where:
                 self.pod_nodes[key] = where
+                self.observe_node(where)
                 record("bound", node=where, pod=key)
             if where and pod.status and pod.status.phase == "Running" and key not in self.running:
                 self.running.add(key)
                 record("running", node=where, pod=key)
+
+    def observe_node(self, name: str | None) -> None:
+        """The node as it is now, before a pod event on it is written: the two watches are separate
+        streams, and a drain's cordon must come before the evictions it causes."""
+        if name:
+            try:
+                self.observe(self.core.read_node(name))
+            except Exception as error:  # the node is gone: nothing to observe
+                if getattr(error, "status", None) != 404:
+                    raise
 
     def run(self) -> None:
         say(f"registering the kubelets in {KUBELETS}; KWOK plays them, kube-scheduler schedules")
