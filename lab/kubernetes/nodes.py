@@ -292,6 +292,11 @@ class KwokAgent(Agent):
     def nodes(self, kubelets: dict[str, dict]) -> dict:
         self.not_ready = frozenset(name for name, k in kubelets.items() if not k.get("gone") and not k.get("ready", True))
         nodes = {n.metadata.name: n for n in self.core.list_node().items}
+        for name in self.not_ready & set(nodes):
+            # A pod whose deletion began while KWOK still played the node is finished here.
+            for pod in self.core.list_pod_for_all_namespaces(field_selector=f"spec.nodeName={name}").items:
+                if pod.metadata.deletion_timestamp is not None:
+                    self.finish(pod)
         for name, kubelet, node in self.running_kubelets(kubelets, dict(nodes)):
             ready = bool(kubelet.get("ready", True))
             wanted = node_status(kubelet)
@@ -340,7 +345,7 @@ class KwokAgent(Agent):
                     record("pod_finished", node=where, pod=key)
                 return
             if pod.metadata.deletion_timestamp is not None and where in self.not_ready:
-                self.core.delete_namespaced_pod(pod.metadata.name, pod.metadata.namespace, grace_period_seconds=0)
+                self.finish(pod)
                 return
             if where and self.pod_nodes.get(key) != where:
                 self.pod_nodes[key] = where
@@ -359,6 +364,14 @@ class KwokAgent(Agent):
             except Exception as error:  # the node is gone: nothing to observe
                 if getattr(error, "status", None) != 404:
                     raise
+
+    def finish(self, pod) -> None:
+        """Finish a pod's deletion, as its kubelet does once the containers stopped."""
+        try:
+            self.core.delete_namespaced_pod(pod.metadata.name, pod.metadata.namespace, grace_period_seconds=0)
+        except Exception as error:  # already gone
+            if getattr(error, "status", None) != 404:
+                raise
 
     def run(self) -> None:
         say(f"registering the kubelets in {KUBELETS}; KWOK plays them, kube-scheduler schedules")
