@@ -292,6 +292,12 @@ class KwokAgent(Agent):
     def nodes(self, kubelets: dict[str, dict]) -> dict:
         self.not_ready = frozenset(name for name, k in kubelets.items() if not k.get("gone") and not k.get("ready", True))
         nodes = {n.metadata.name: n for n in self.core.list_node().items}
+        for name, kubelet in kubelets.items():
+            node = nodes.get(name)
+            if kubelet.get("gone") and node is not None and (node.metadata.labels or {}).get(KWOK_LABEL) == "kwok":
+                # No kubelet any more: KWOK lets the Node go, and the node lifecycle controller marks it
+                # unknown once its lease runs out, as for a dead host.
+                nodes[name] = self.core.patch_node(name, {"metadata": {"labels": {KWOK_LABEL: "gone"}}})
         for name in self.not_ready & set(nodes):
             # A pod whose deletion began while KWOK still played the node is finished here.
             for pod in self.core.list_pod_for_all_namespaces(field_selector=f"spec.nodeName={name}").items:
@@ -316,7 +322,9 @@ class KwokAgent(Agent):
                 have_gpus = ((node.status.allocatable or {}) if node.status else {}).get("nvidia.com/gpu")
                 if labelled_ready != ready:
                     node = self.core.patch_node(name, {"metadata": {"labels": {KWOK_LABEL: "kwok" if ready else "not-ready"}}})
-                if not ready and is_ready(node):
+                    if ready:
+                        record("ready", node=name)  # KWOK reports it Ready again
+                if not ready and (is_ready(node) or not (node.status and node.status.conditions)):
                     # KWOK no longer renews this Node: post NotReady, as a kubelet whose runtime is down does.
                     node = self.core.patch_node_status(name, {"status": {"conditions": wanted["conditions"]}})
                     record("not_ready", node=name)
