@@ -38,7 +38,7 @@ running_pid() {
   [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
   # The executable, or for the Python agent the script its interpreter runs: any word of the command
   # line, since the toolchain's Python may be started through the Debian 13 root's loader.
-  tr '\0' '\n' < "/proc/$pid/cmdline" | grep -q "${EXECUTABLE[$name]}\$" || return 1
+  tr '\0' '\n' < "/proc/$pid/cmdline" | grep -qE "(^|/)${EXECUTABLE[$name]}\$" || return 1
   echo "$pid"
 }
 
