@@ -83,44 +83,47 @@ def one_size(count: int, env: dict, lab_dir: pathlib.Path) -> dict:
         return json.loads(run([*kubectl, "get", *what, "-o", "json"], env))["items"]
 
     run([str(LAB_KUBERNETES / "down")], env)
-    started = time.monotonic()
-    run([str(LAB_KUBERNETES / "up")], env)
-    figures = {"nodes": count, "start": time.monotonic() - started}
-    # up registered the lab inventory's DGX (nodes.py sync); this run has only its own.
-    kubelets = state / "kubelets"
-    for path in kubelets.glob("*.json"):
-        path.unlink()
-    run([*kubectl, "delete", "nodes", "--all"], env)
-    with PeakMemory(state / "run") as memory:
-        kubelets.mkdir(parents=True, exist_ok=True)
-        for index in range(count):
-            name = f"dgx{index + 1:03d}"
-            body = {"gpus": 8, "ready": True, "address": f"10.{index // 250}.{index % 250}.1", "container": None}
-            (kubelets / f"{name}.json").write_text(json.dumps(body))
-
-        def all_ready() -> bool:
-            nodes = items("nodes")
-            return len(nodes) == count and all(
-                any(c["type"] == "Ready" and c["status"] == "True" for c in n["status"].get("conditions", []))
-                and not any(t["key"] == "node.kubernetes.io/not-ready" for t in n["spec"].get("taints", []))
-                for n in nodes)
-
-        figures["nodes ready"] = wait_until(f"{count} nodes Ready", all_ready)
+    try:
         started = time.monotonic()
-        run([sys.executable, str(LAB_KUBERNETES / "nodes.py"), "workload"], env)
+        run([str(LAB_KUBERNETES / "up")], env)
+        figures = {"nodes": count, "start": time.monotonic() - started}
+        # up registered the lab inventory's DGX (nodes.py sync); this run has only its own.
+        kubelets = state / "kubelets"
+        for path in kubelets.glob("*.json"):
+            path.unlink()
+        run([*kubectl, "delete", "nodes", "--all"], env)
+        with PeakMemory(state / "run") as memory:
+            kubelets.mkdir(parents=True, exist_ok=True)
+            names = {f"dgx{index + 1:03d}" for index in range(count)}
+            for index in range(count):
+                name = f"dgx{index + 1:03d}"
+                body = {"gpus": 8, "ready": True, "address": f"10.{index // 250}.{index % 250}.1", "container": None}
+                (kubelets / f"{name}.json").write_text(json.dumps(body))
 
-        def all_running() -> bool:
-            pods = items("pods", "-n", "aipod-lab-workload")
-            return len(pods) == count and all(p["status"].get("phase") == "Running" for p in pods)
+            def all_ready() -> bool:
+                nodes = [n for n in items("nodes") if n["metadata"]["name"] in names]
+                return len(nodes) == count and all(
+                    any(c["type"] == "Ready" and c["status"] == "True" for c in n["status"].get("conditions", []))
+                    and not any(t["key"] == "node.kubernetes.io/not-ready" for t in n["spec"].get("taints", []))
+                    for n in nodes)
 
-        wait_until(f"{count} pods Running", all_running)
-        figures["pods running"] = time.monotonic() - started  # from the workload's creation
-        started = time.monotonic()
-        run([*kubectl, "drain", "dgx001", "--ignore-daemonsets", "--timeout=300s"], env)
-        figures["drain"] = time.monotonic() - started
-    figures["peak MB"] = memory.peak
-    figures["peak by process"] = memory.by_name
-    run([str(LAB_KUBERNETES / "down")], env)
+            figures["nodes ready"] = wait_until(f"{count} nodes Ready", all_ready)
+            started = time.monotonic()
+            run([sys.executable, str(LAB_KUBERNETES / "nodes.py"), "workload"], env)
+
+            def all_running() -> bool:
+                pods = items("pods", "-n", "aipod-lab-workload")
+                return len(pods) == count and all(p["status"].get("phase") == "Running" for p in pods)
+
+            wait_until(f"{count} pods Running", all_running)
+            figures["pods running"] = time.monotonic() - started  # from the workload's creation
+            started = time.monotonic()
+            run([*kubectl, "drain", "dgx001", "--ignore-daemonsets", "--timeout=300s"], env)
+            figures["drain"] = time.monotonic() - started
+        figures["peak MB"] = memory.peak
+        figures["peak by process"] = memory.by_name
+    finally:
+        run([str(LAB_KUBERNETES / "down")], env)  # also after a failure: its processes run detached
     return figures
 
 
@@ -132,6 +135,9 @@ def main() -> int:
         lab_dir = pathlib.Path(os.environ.get("AIPOD_LAB_DIR") or temporary)
         env = {**PORTS, **os.environ, "AIPOD_LAB_DIR": str(lab_dir)}
         version = env.get("AIPOD_LAB_KUBE_VERSION") or (LAB_KUBERNETES / "version").read_text().strip()
+        built = run([str(LAB_KUBERNETES / "build")], env).strip().splitlines()[-1]
+        if not (pathlib.Path(built) / "bin" / "kwok").exists():
+            sys.exit(f"Kubernetes {version} is built without KWOK ({built}): this benchmark needs a module-built version")
         load = os.getloadavg()[0]
         results = [one_size(count, env, lab_dir) for count in counts]
     print(f"The lab's Kubernetes {version} with KWOK, load average {load:.1f} on {os.cpu_count()} CPUs")
