@@ -18,6 +18,7 @@ cd "$ROOT"
 say() { printf '==> [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 CI_DIR="$ROOT/.cache/ci"
 BESIDE_LOG="$CI_DIR/beside-the-lab.log" BESIDE_TSV="$CI_DIR/beside-the-lab.tsv"
+BESIDE_STATUS="$CI_DIR/beside-the-lab.status"
 mkdir -p "$CI_DIR"
 
 # CPU milliseconds (user + system) of this shell's children that have ended, from the builtin
@@ -85,6 +86,7 @@ if [ "$beside" -eq 1 ]; then
   # Their playbook runs report elsewhere: the lab tests read reports/latest, which must be their own run.
   export AIPOD_REPORT_ROOT="$CI_DIR/beside-the-lab-reports"
   : >"$BESIDE_TSV"
+  trap 'echo $? >"$BESIDE_STATUS"' EXIT
   # Every job runs, whichever failed before it, so that the table says how each one ended; any
   # failure fails the suite. A run that collects no tests exits 5, which is a failure too.
   failed=0
@@ -123,8 +125,11 @@ end_beside() {
   local name seconds status cpu first_line last_line failed=0
   [ -n "$beside_pid" ] || return 0
   say "waiting for the jobs beside the lab ($BESIDE_LOG)"
-  wait "$beside_pid" || failed=$?
+  # Their exit status comes from the file they write: in a long run the kernel's process ids wrap,
+  # and bash forgets a finished job's status once a later child of this shell takes its id.
+  wait "$beside_pid" 2>/dev/null || true
   beside_pid=""
+  failed=$(cat "$BESIDE_STATUS" 2>/dev/null || echo 1)
   while IFS=$'\t' read -r name seconds status cpu first_line last_line; do
     stage_names+=("beside the lab: $name$([ "$status" -eq 0 ] || echo " (failed, exit $status)")")
     stage_seconds+=("$seconds") stage_cpu+=("$cpu")
@@ -185,6 +190,7 @@ fi
 
 # In a process group of their own (setsid), so that an early stop ends all of them.
 fast_flag=(); [ "$fast" -eq 0 ] || fast_flag=(--fast)
+rm -f "$BESIDE_STATUS"
 nice -n 10 setsid scripts/test.sh --beside-the-lab "${fast_flag[@]}" </dev/null >"$BESIDE_LOG" 2>&1 &
 beside_pid=$!
 say "beside the lab: the offline tests, ansible-lint, ansible-test, the DeepOps release stand-in$([ "$fast" -eq 1 ] || echo ", row 13"); output in $BESIDE_LOG"
