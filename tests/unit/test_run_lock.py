@@ -1,6 +1,8 @@
 """The site's run lock (aipod_run.lock): refusal of a second run, a killed run's lock, survivors."""
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -221,3 +223,97 @@ def test_extra_variables_never_reach_the_record():
     shown = run_lock.shown_command(argv)
     assert "s3cret" not in shown and "abc" not in shown and "pw" not in shown
     assert shown.endswith("site.yml")
+
+
+def test_a_rollback_armed_is_owed_until_a_run_resolves_it(tmp_path):
+    lock = run_lock.RunLock(str(tmp_path), "pod-a")
+    assert lock.take(me(), wait_seconds=0).owes == ""
+    lock.mark_may_arm()
+    lock.finish("failed")  # failed, not killed: still owed, the rollback may be armed all the same
+    lock.release()
+    later = run_lock.RunLock(str(tmp_path), "pod-a")
+    outcome = later.take(me("switches.yml"), wait_seconds=0)
+    assert f"pid {os.getpid()}" in outcome.owes
+    later.finish("refused")
+    later.release()
+    assert run_lock.owed_by(run_lock.read_holder(later.record_path)) == outcome.owes  # carried on
+    resolving = run_lock.RunLock(str(tmp_path), "pod-a")
+    assert resolving.take(me("compute.yml"), wait_seconds=0).owes == outcome.owes
+    resolving.mark_may_arm()
+    resolving.mark_resolved()
+    assert run_lock.owed_by(run_lock.read_holder(resolving.record_path)) == ""
+
+
+def test_a_step_of_another_run_is_not_marked(tmp_path):
+    lock = run_lock.RunLock(str(tmp_path), "pod-a")
+    lock.take(me(), wait_seconds=0)
+    other = run_lock.RunLock(str(tmp_path), "pod-a")
+    assert not other.adopt(os.getppid())
+    assert other.adopt(os.getpid())
+    other.mark_may_arm()
+    assert run_lock.read_holder(lock.record_path).may_arm
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["python3", "/v/bin/ansible-playbook", "-i", "inv/hosts.yml", "playbooks/site.yml", "-e", "x=y.yml"], "site.yml"),
+    (["ansible-playbook", "ontap_ai.pod.compute", "--check", "--limit", "dgx01"], "ontap_ai.pod.compute"),
+    (["ansible-playbook", "--extra-vars=@vars.yml", "deploy.yaml"], "deploy.yaml"),
+])
+def test_the_playbook_is_read_from_the_command_line(argv, expected):
+    assert run_lock.playbooks_of(argv) == expected
+
+
+RUN_WITH_A_WORKER = textwrap.dedent("""
+    import os, subprocess, sys, time
+    if os.fork() == 0:
+        os.setsid()  # as Ansible's workers do
+        subprocess.Popen(["sleep", "30"])
+        time.sleep(30)
+        os._exit(0)
+    print("ready", flush=True)
+    time.sleep(30)
+""")
+
+
+def test_the_processes_a_killed_run_left_are_found_by_its_command_line_and_sessions():
+    run = subprocess.Popen([sys.executable, "-c", RUN_WITH_A_WORKER], stdout=subprocess.PIPE, text=True)
+    try:
+        assert run.stdout.readline().strip() == "ready"
+        time.sleep(0.3)
+        holder = run_lock.this_run("site.yml", run_lock.command_line(run.pid), pid=run.pid)
+        run.kill()
+        run.wait()
+        ended = run_lock.ticks_now() + 1
+        time.sleep(0.05)
+        # The same command again, started after the run ended: another run, not one of its processes.
+        again = subprocess.Popen([sys.executable, "-c", RUN_WITH_A_WORKER], stdout=subprocess.PIPE, text=True)
+        assert again.stdout.readline().strip() == "ready"
+        left = run_lock.processes_of_run(holder, started_before=ended)
+        commands = [process.command for process in left]
+        assert len(left) == 2 and any(command.startswith("sleep") for command in commands), commands
+        assert again.pid not in {process.pid for process in left}
+        assert again.pid in {process.pid for process in run_lock.processes_of_run(holder)}
+    finally:
+        for process in run_lock.processes_of_run(holder):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGKILL)
+
+
+def test_the_keeper_holds_the_lock_for_the_run_until_it_ends(tmp_path):
+    run = subprocess.Popen(["sleep", "30"])
+    request = {"lock_dir": str(tmp_path), "site": "pod-a", "pid": run.pid, "playbook": "site.yml", "wait_seconds": 0}
+    keeper = subprocess.Popen([sys.executable, "-m", f"ansible_collections.ontap_ai.pod.plugins.plugin_utils.{run_lock.KEEPER_MODULE}",
+                               json.dumps(request)], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    try:
+        answer = json.loads(keeper.stdout.readline())["outcome"]
+        assert answer["taken"], answer
+        assert run_lock.read_holder(str(tmp_path / "pod-a.run.json")).pid == run.pid
+        assert not run_lock.RunLock(str(tmp_path), "pod-a").take(me(), wait_seconds=0).taken
+        run.kill()
+        run.wait()
+        assert keeper.wait(timeout=10) == 0
+        assert run_lock.RunLock(str(tmp_path), "pod-a").take(me(), wait_seconds=0).taken
+    finally:
+        run.kill()
+        keeper.kill()

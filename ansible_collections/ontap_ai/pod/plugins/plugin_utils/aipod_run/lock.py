@@ -1,16 +1,18 @@
 """The site's run lock: one changing run per site at a time, and what a killed run left behind.
 
-A run that changes the site holds an exclusive flock(2) on ``<lock_dir>/<site>.lock`` for its
-whole life. The kernel drops the lock when the last process holding the file closes, so a killed
-run never leaves a lock that blocks the next one. Ansible's workers are forked from the run's main
-process after the lock is taken, so they hold it too: a worker that outlives a killed run (workers
-call setsid, so killing the run's process group misses them) keeps the site locked until it ends.
-The next run then finds them by the open file and waits for them, or refuses and names them.
+A run that changes the site is held by an exclusive flock(2) on ``<lock_dir>/<site>.lock`` for its
+whole life. The run's first changing playbook task (the ``run_lock`` action) starts a small keeper
+process (``aipod_run.keeper``) that takes the lock for the run's main process and holds it until
+that process has ended and no process of the run is left: Ansible's workers call setsid, so killing
+the run's process group misses them, and a worker running DeepOps goes on for minutes. The keeper
+finds them by the run's command line (a forked worker keeps its parent's) and their sessions. The
+kernel drops the lock with the keeper, so a killed run never leaves a lock that blocks the next one.
 
 Who holds the lock is written beside it, in ``<site>.run.json`` (replaced atomically), with the
-run's end once it finishes: a record without an end, whose lock is free, is a run that was killed.
+run's end once it reaches it: a record without an end, whose lock is free, is a run that was
+stopped (killed, or failed before its last play).
 
-Pure functions and one class; the progress callback is the glue (it runs in the main process).
+Pure functions and one class; the keeper and the run_lock action are the glue.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import datetime
 import errno
 import fcntl
 import getpass
+import hashlib
 import json
 import os
 import re
@@ -27,11 +30,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 
 RECORD_LIMIT = 64 * 1024
+KEEPER_MODULE = "aipod_run.keeper"
 SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
-# Playbooks that read the site and change nothing on it: they take no lock, and warn when a
-# changing run holds it (what they read may be mid-change).
-READ_ONLY_PLAYBOOKS = frozenset({"validate.yml", "verify.yml", "verify_kubernetes.yml", "drift.yml", "cabling.yml",
-                                 "switch_configs.yml", "airgap_artifacts.yml"})
 
 
 @dataclass
@@ -54,6 +54,9 @@ class Holder:
     # resolution, which every later run carries in `owes` until a run resolves it.
     may_arm: bool = False
     owes: str = ""
+    # sha256 of the main process's /proc/<pid>/cmdline: its forked workers keep the same command
+    # line, which is how the processes a killed run left are found.
+    cmdline_digest: str = ""
 
     def describe(self, now: float | None = None) -> str:
         """'site.yml by alice@ctl01 (pid 4242, AWX job 17), started 2026-11-25 10:02:11 UTC, 3 min ago'"""
@@ -177,7 +180,7 @@ def write_holder(path: str, holder: Holder) -> None:
     os.replace(temporary, path)
 
 
-def _command_line(pid: int) -> list[str]:
+def command_line(pid: int) -> list[str]:
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as handle:
             return [part.decode("utf-8", "replace") for part in handle.read().split(b"\0") if part]
@@ -202,6 +205,29 @@ def shown_command(argv: list[str]) -> str:
         else:
             shown.append(part)
     return _short(shown)
+
+
+# ansible-playbook's options that take a value, which is never a playbook.
+_VALUED_OPTIONS = frozenset({"-i", "--inventory", "--inventory-file", "-e", "--extra-vars", "-l", "--limit", "-t", "--tags",
+                             "--skip-tags", "-u", "--user", "-f", "--forks", "-M", "--module-path", "-c", "--connection",
+                             "-T", "--timeout", "--vault-id", "--vault-password-file", "--vault-pass-file",
+                             "--private-key", "--key-file", "--start-at-task", "--become-method", "--become-user",
+                             "--become-password-file", "--connection-password-file", "--ssh-common-args",
+                             "--ssh-extra-args", "--sftp-extra-args", "--scp-extra-args"})
+_PLAYBOOK_NAME = re.compile(r"(.+\.ya?ml|[A-Za-z_]\w*\.[A-Za-z_]\w*\.[A-Za-z_][\w.]*)")
+
+
+def playbooks_of(argv: list[str]) -> str:
+    """The playbooks an ansible-playbook command line runs, by file name or FQCN ('' when none)."""
+    found, skip_next = [], False
+    for part in argv[1:]:
+        if skip_next:
+            skip_next = False
+        elif part in _VALUED_OPTIONS:
+            skip_next = True
+        elif not part.startswith("-") and _PLAYBOOK_NAME.fullmatch(part) and "ansible-playbook" not in part:
+            found.append(os.path.basename(part))
+    return " ".join(found)
 
 
 def _short(argv: list[str]) -> str:
@@ -237,7 +263,7 @@ def processes_holding(path: str) -> list[Process]:
             except OSError:
                 continue
             if (opened.st_dev, opened.st_ino) == (wanted.st_dev, wanted.st_ino):
-                found.append(Process(pid, _short(_command_line(pid))))
+                found.append(Process(pid, _short(command_line(pid))))
                 break
     return found
 
@@ -251,12 +277,70 @@ def orphaned_connections(dead_pid: int) -> list[Process]:
     """
     found = []
     for pid in _pids():
-        argv = _command_line(pid)
+        argv = command_line(pid)
         for index, part in enumerate(argv[:-1]):
             if os.path.basename(part) == "ansible-connection" and argv[index + 1] == str(dead_pid):
                 found.append(Process(pid, _short(argv)))
                 break
     return found
+
+
+def cmdline_digest(pid: int) -> str:
+    """sha256 of a process's command line as the kernel has it ('' when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return ""
+
+
+def _stat(pid: int) -> tuple[int, int] | None:
+    """(session id, start ticks) of a process, None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        return int(fields[3]), int(fields[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def ticks_now() -> int:
+    """Clock ticks since boot, the unit of a process's start time in /proc/<pid>/stat."""
+    try:
+        with open("/proc/uptime", encoding="ascii") as handle:
+            return int(float(handle.read().split()[0]) * os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def processes_of_run(holder: Holder, started_before: int = 0) -> list[Process]:
+    """Processes a run started that are still there, its main process left out.
+
+    Ansible forks its workers from the main process, so they keep its command line, and each calls
+    setsid: what a worker runs (a module, a child ansible-playbook) is in the worker's session.
+    ``started_before`` (clock ticks since boot) leaves out a later run with the same command line:
+    one started after the run's main process ended.
+    """
+    if not holder.cmdline_digest or holder.boot_id != boot_id():
+        return []
+    stats = {pid: stat for pid in _pids() if pid not in (holder.pid, os.getpid()) and (stat := _stat(pid))}
+    workers = {pid for pid, (_session, ticks) in stats.items()
+               if holder.start_ticks <= ticks and (not started_before or ticks < started_before)
+               and cmdline_digest(pid) == holder.cmdline_digest}
+    return [Process(pid, _short(command_line(pid))) for pid, (session, ticks) in sorted(stats.items())
+            if pid in workers or (session in workers and ticks >= holder.start_ticks)]
+
+
+def left_by(holder: Holder, lock_path: str, started_before: int = 0) -> list[Process]:
+    """What a stopped run left: its processes, anything else holding the lock file but the keeper
+    that holds it for them, and its persistent connections."""
+    found = {process.pid: process for process in processes_of_run(holder, started_before)}
+    for process in processes_holding(lock_path):
+        if KEEPER_MODULE not in process.command:
+            found.setdefault(process.pid, process)
+    for process in orphaned_connections(holder.pid):
+        found.setdefault(process.pid, process)
+    return [found[pid] for pid in sorted(found)]
 
 
 def parent_pid(pid: int) -> int | None:
@@ -278,6 +362,24 @@ def is_ancestor(pid: int, child: int | None = None) -> bool:
         if current == pid:
             return True
     return False
+
+
+def owed_by(previous: Holder | None) -> str:
+    """The run that may have left a DGX's storage-network rollback armed, which no run has resolved
+    since ('' when none). Owed until a run's compute layer converges every DGX (mark_resolved),
+    whether the run that armed was killed, failed or went on to another layer."""
+    if previous is None:
+        return ""
+    return previous.describe() if previous.may_arm else previous.owes
+
+
+def owed_refusal(owes: str) -> str:
+    """Why a run that does not resolve an owed rollback is refused, and what resolves it."""
+    return (f"the run {owes} stopped after its compute layer could arm a storage-network rollback on the DGX, and no "
+            "run has resolved that since: the rollback fires by itself and would take the storage network away after "
+            "this run reported success. Run compute.yml (or site.yml) first, on every DGX: no --limit, and --tags (if "
+            "any) with compute. It keeps the change where the management path answers and lets the rollback restore "
+            "the previous network where it does not. This run changed nothing.")
 
 
 class RunLock:
@@ -332,7 +434,7 @@ class RunLock:
         while not self._try():
             holder = read_holder(self.record_path)
             alive = holder_alive(holder, this_host, this_boot) if holder else None
-            if holder is not None and alive and holder.host == this_host and is_ancestor(holder.pid):
+            if holder is not None and alive and holder.host == this_host and is_ancestor(holder.pid, me.pid):
                 # A playbook the holding run itself started (a task running ansible-playbook on the
                 # same site): it runs under its parent's lock, which is held for both.
                 outcome.nested_in = holder
@@ -343,7 +445,7 @@ class RunLock:
                                    "Wait for it to finish, or stop it; the lock goes with it "
                                    f"({self.path}).")
                 return outcome
-            survivors = processes_holding(self.path) + orphaned_connections(holder.pid)
+            survivors = left_by(holder, self.path, started_before=me.start_ticks)
             waited = time.monotonic() - started
             if waited >= wait_seconds:
                 names = ", ".join(str(process) for process in survivors) or "none found on this control node"
@@ -380,11 +482,7 @@ class RunLock:
                                    f"end (persistent_connect_timeout), or stop them (kill {' '.join(str(p.pid) for p in leftover)}), "
                                    "then run again.")
                 return outcome
-        if previous is not None:
-            if previous.finished is None and previous.may_arm:
-                outcome.owes = previous.describe()
-            elif previous.owes:
-                outcome.owes = previous.owes
+        outcome.owes = owed_by(previous)
         me.owes = outcome.owes
         self._holder = me
         write_holder(self.record_path, me)
@@ -398,26 +496,50 @@ class RunLock:
         self._holder.may_arm = True
         write_holder(self.record_path, self._holder)
 
-    def finish(self, outcome: str, resolved: bool = False) -> None:
-        """Mark the run finished (the lock itself goes when the process exits). resolved: the run
-        resolved what a stopped run left armed on every DGX, so nothing is owed any more."""
+    def mark_resolved(self) -> None:
+        """Record that this run's compute layer converged every DGX: no rollback is left armed, by
+        this run or an earlier one, so nothing is owed any more."""
+        if self._holder is None:
+            return
+        self._holder.may_arm = False
+        self._holder.owes = ""
+        write_holder(self.record_path, self._holder)
+
+    def finish(self, outcome: str) -> None:
+        """Mark the run finished (the lock itself goes when the keeper exits)."""
         if self._holder is None:
             return
         self._holder.finished = time.time()
         self._holder.outcome = outcome
-        if resolved:
-            self._holder.owes = ""
         write_holder(self.record_path, self._holder)
 
+    def release(self) -> None:
+        """Drop the lock now (a keeper's exit does the same)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
-def this_run(playbook: str, argv: list[str], environ: dict | None = None) -> Holder:
-    """The Holder record of the calling process."""
+    def adopt(self, pid: int) -> bool:
+        """Take up the record of the run whose main process is ``pid``, for a step of that run that
+        runs in another process (an Ansible worker): False when the record is another run's."""
+        holder = read_holder(self.record_path)
+        if holder is None or holder.pid != pid or holder.finished is not None:
+            return False
+        if holder.boot_id != boot_id() or start_ticks(pid) != holder.start_ticks:
+            return False
+        self._holder = holder
+        return True
+
+
+def this_run(playbook: str, argv: list[str], environ: dict | None = None, pid: int | None = None) -> Holder:
+    """The Holder record of the run whose main process is ``pid`` (default: the calling process)."""
     environ = os.environ if environ is None else environ
-    pid = os.getpid()
+    pid = os.getpid() if pid is None else pid
     try:
         user = getpass.getuser()
     except (KeyError, OSError):
         user = str(os.getuid())
     return Holder(pid=pid, user=user, host=socket.gethostname(), playbook=playbook, started=time.time(),
                   boot_id=boot_id(), start_ticks=start_ticks(pid), command=shown_command(argv),
+                  cmdline_digest=cmdline_digest(pid),
                   awx_job=str(environ.get("JOB_ID") or environ.get("AWX_JOB_ID") or ""))

@@ -1,0 +1,98 @@
+"""The keeper of a run's lock: takes the site's lock for a run's main process and holds it until the
+run and every process it left have ended.
+
+Started by the run_lock action in a session of its own, so that killing the run's process group
+does not end it:
+
+    python -m ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run.keeper '<request JSON>'
+
+The request names the lock directory, the site, the run's main process id, its playbook and how
+long to wait for what a stopped run left. The keeper writes one JSON line per event to its standard
+output - ``{"progress": text}`` while it waits, then ``{"outcome": {...}}`` - and closes it. When the
+lock is taken it stays, holding it, until the main process has ended (pidfd, no polling) and no
+process of the run is left (checked every second). It imports nothing from Ansible.
+"""
+from __future__ import annotations
+
+import json
+import os
+import select
+import sys
+import time
+from dataclasses import asdict
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run import lock as run_lock
+
+LEFTOVER_POLL_SECONDS = 1.0
+
+
+def _emit(kind: str, value) -> None:
+    sys.stdout.write(json.dumps({kind: value}) + "\n")
+    sys.stdout.flush()
+
+
+def outcome_message(outcome: run_lock.Outcome) -> dict:
+    """The outcome as the action reads it."""
+    return {"taken": outcome.taken, "refusal": outcome.refusal, "report": outcome.report(),
+            "previous_interrupted": outcome.previous_interrupted, "owes": outcome.owes,
+            "previous": asdict(outcome.previous) if outcome.previous else None,
+            "previous_described": outcome.previous.describe() if outcome.previous else "",
+            "nested_in": outcome.nested_in.describe() if outcome.nested_in else ""}
+
+
+def wait_for_exit(pid: int, ticks: int) -> None:
+    """Return once the process ``pid`` (started at ``ticks``) has ended."""
+    try:
+        descriptor = os.pidfd_open(pid)
+    except OSError:
+        descriptor = None
+    if descriptor is not None:
+        try:
+            # A pidfd becomes readable when the process ends: no polling while the run lives.
+            if run_lock.start_ticks(pid) == ticks:
+                select.select([descriptor], [], [])
+            return
+        finally:
+            os.close(descriptor)
+    while run_lock.start_ticks(pid) == ticks:
+        time.sleep(LEFTOVER_POLL_SECONDS)
+
+
+def keep(lock: run_lock.RunLock, holder: run_lock.Holder) -> None:
+    """Hold the lock until the run's main process and whatever it left have ended."""
+    wait_for_exit(holder.pid, holder.start_ticks)
+    # A run started from now on with the same command line is another run, not one of this one's.
+    ended = run_lock.ticks_now() + 1
+    while run_lock.processes_of_run(holder, started_before=ended) or run_lock.orphaned_connections(holder.pid):
+        time.sleep(LEFTOVER_POLL_SECONDS)
+
+
+def main(argv: list[str]) -> int:
+    request = json.loads(argv[1])
+    pid = int(request["pid"])
+    lock = run_lock.RunLock(request["lock_dir"], request["site"])
+    me = run_lock.this_run(request["playbook"], run_lock.command_line(pid), pid=pid)
+    if not me.start_ticks:
+        _emit("outcome", {"taken": False, "refusal": f"the run's main process {pid} is gone", "report": {}})
+        return 1
+    try:
+        outcome = lock.take(me, float(request["wait_seconds"]), progress=lambda line: _emit("progress", line))
+    except OSError as error:
+        _emit("outcome", {"taken": False, "error": error.strerror or str(error), "report": {}})
+        return 1
+    if outcome.taken and outcome.owes and not request.get("resolves_armed"):
+        lock.finish("refused")
+        outcome.taken, outcome.refusal = False, run_lock.owed_refusal(outcome.owes)
+    _emit("outcome", outcome_message(outcome))
+    if not outcome.taken:
+        return 0
+    # Nothing more to say: the action has its answer and the run goes on.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    keep(lock, me)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
