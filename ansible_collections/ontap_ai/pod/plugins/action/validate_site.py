@@ -44,6 +44,7 @@ class ActionModule(ActionBase):
         result["warnings"] = [str(finding) for finding in report.warnings]
         result["changed"] = False
         result["inventory"] = inventory
+        result["site_name"] = report.site.name
         fail = not report.ok or (bool(args.get("fail_on_warnings", False)) and report.warnings)
         result["failed"] = bool(fail)
         result["msg"] = report.text()

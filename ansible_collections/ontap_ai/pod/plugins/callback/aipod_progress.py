@@ -21,20 +21,11 @@ description:
     a "billion laughs") ends the run there, with exit status 2, before Ansible expands it.
   - A report section that is a dict with C(title) and C(markdown) (for example the list of artefacts
     of C(playbooks/airgap_artifacts.yml)) is written into the Markdown report as it is.
-  - Holds the site's run lock (C(docs/interrupted-runs.md)) from before the first play to the end
-    of a run that changes the site. A second such run on the same site (named by C(pod.name)) is
-    refused at once, exit status 2, naming the run that holds it. Processes a killed run left
-    holding the lock are waited for, then named. Read-only playbooks and check mode take no lock
-    and warn when a changing run holds it.
+  - The run lock's section (C(ontap_ai.pod.run_lock), which the playbooks run whether or not this callback is
+    enabled) goes into the report, with the previous run when it did not reach its end.
   - Tasks returning an C(aipod_resolved) list, or setting it as a fact (what an earlier, stopped run
     left armed and what this run did about it), are gathered, for every host, into the report's
     C(resolved) section.
-  - When the previous run did not finish, sets C(AIPOD_PREVIOUS_RUN_INTERRUPTED=true) in the run's
-    environment, for the plays that wait for what it may have cut off.
-  - A run stopped after its compute layer started may have left a DGX's storage-network rollback
-    armed, which fires by itself. Until a run of C(site.yml) or C(compute.yml) on every DGX (no
-    C(--limit), the C(compute) tag) succeeds, every other changing run is refused before its first
-    play, exit status 2, naming the stopped run.
 version_added: "1.0.0"
 author: ONTAP AI pod bundle contributors (!UNKNOWN)
 requirements:
@@ -49,26 +40,6 @@ options:
     ini:
       - section: aipod_progress
         key: report_root
-  run_lock_dir:
-    description:
-      - Directory of the sites' run locks. Every user and control node that runs a site must use
-        the same one for the lock to keep their runs apart (a shared, group-writable directory).
-    default: ~/.ansible/ontap_ai_pod/locks
-    type: path
-    env:
-      - name: AIPOD_RUN_LOCK_DIR
-    ini:
-      - section: aipod_progress
-        key: run_lock_dir
-  run_lock_wait:
-    description: Seconds to wait for processes a killed run left holding the lock before refusing.
-    default: 120
-    type: int
-    env:
-      - name: AIPOD_RUN_LOCK_WAIT
-    ini:
-      - section: aipod_progress
-        key: run_lock_wait
 """
 
 import datetime
@@ -85,8 +56,6 @@ LAYERS = ("validate", "switches", "storage", "compute", "kubernetes", "trident",
 # Exit status of a run the callback ends before its first play (a site model file over the
 # loader's budget); Ansible's own for a failed host is 2.
 REFUSED_EXIT_CODE = 2
-# The playbooks whose compute layer resolves what a stopped run armed on the DGX (docs/interrupted-runs.md).
-RESOLVING_PLAYBOOKS = frozenset({"site.yml", "compute.yml"})
 
 
 class CallbackModule(CallbackBase):
@@ -107,7 +76,6 @@ class CallbackModule(CallbackBase):
         self._inventory = ""
         self._run_dir = None
         self._stint_results = 0
-        self._run_lock = None
         self._resolved: list[dict] = []
 
     # ------------------------------------------------------------------ bookkeeping
@@ -177,11 +145,10 @@ class CallbackModule(CallbackBase):
             os.symlink(os.path.basename(self._run_dir), latest)
         except OSError:
             pass
-        refused, site_name = self._report_unreadable_inventory()
+        refused = self._report_unreadable_inventory()
         if refused:
             self._stop([str(finding) for finding in refused], "read the site model",
                        f"the site model holds {len(refused)} file(s) that cannot be read safely or decrypted")
-        self._lock_site(site_name)
 
     def _stop(self, messages: list, task: str, why: str) -> None:
         """End the run before any play: a file over the loader's budget would be expanded (or, nested
@@ -197,67 +164,7 @@ class CallbackModule(CallbackBase):
             self._display.display(f"==> run report: {os.path.relpath(path)}", color="bright red")
         sys.exit(REFUSED_EXIT_CODE)
 
-    def _lock_site(self, site_name: str) -> None:
-        """Take the site's run lock for a run that changes it; a read-only run only looks."""
-        if self._run_lock is not None or not site_name:
-            return
-        from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run import lock as run_lock
-
-        self._run_lock = run_lock.RunLock(self.get_option("run_lock_dir"), site_name)
-        if self._playbook in run_lock.READ_ONLY_PLAYBOOKS or context.CLIARGS.get("check"):
-            try:
-                holder = self._run_lock.held_by_other()
-            except OSError:
-                holder = None
-            if holder is not None:
-                self._display.warning(f"site '{site_name}' is being changed by {holder.describe()}: what this run reads "
-                                      "may be mid-change")
-            self._run_lock = None
-            return
-        me = run_lock.this_run(self._playbook, sys.argv)
-        try:
-            outcome = self._run_lock.take(me, self.get_option("run_lock_wait"),
-                                          progress=lambda line: self._display.display(f"==> run lock: {line}", color="yellow"))
-        except OSError as error:
-            # Without the lock a second run could change the site at the same time: refuse.
-            message = (f"the run lock of site '{site_name}' cannot be taken in {self._run_lock.directory}: {error.strerror or error}. "
-                       "Set AIPOD_RUN_LOCK_DIR (or run_lock_dir in the [aipod_progress] section of ansible.cfg) to a directory "
-                       "this user can write.")
-            self._display.error(f"run lock: {message}", wrap_text=False)
-            self._stop([message], "take the site's run lock", "the site's run lock cannot be taken")
-        self._sections["run_lock"] = outcome.report()
-        if outcome.nested_in is not None:
-            self._display.display(f"==> run lock: started by {outcome.nested_in.describe()}, which holds the site's lock",
-                                  color="yellow")
-            self._run_lock = None
-            return
-        if not outcome.taken:
-            self._display.error(f"run lock: {outcome.refusal}", wrap_text=False)
-            self._stop([outcome.refusal], "take the site's run lock", f"the site '{site_name}' is held by another run")
-        if outcome.owes and not self._resolves_armed():
-            message = (f"the run {outcome.owes} stopped after its compute layer could arm a storage-network rollback on the "
-                       "DGX, and no run has resolved that since: the rollback fires by itself and would take the storage "
-                       "network away after this run reported success. Run compute.yml (or site.yml) first, on every DGX: "
-                       "no --limit, and --tags (if any) with compute. It keeps the change where the management path "
-                       "answers and lets the rollback restore the previous network where it does not. This run changed nothing.")
-            self._display.error(f"run lock: {message}", wrap_text=False)
-            self._run_lock.finish("refused")
-            self._stop([message], "take the site's run lock", "a stopped run's storage-network rollback may still be armed")
-        if outcome.previous_interrupted or outcome.owes:
-            # Read by the plays (lookup env) in this process and the workers it forks from now on.
-            os.environ["AIPOD_PREVIOUS_RUN_INTERRUPTED"] = "true"
-            self._display.warning(f"the previous run on site '{site_name}', {outcome.previous.describe()}, did not finish "
-                                  "(killed, or its control node stopped). This run resolves what it left armed before it "
-                                  "changes anything (docs/interrupted-runs.md).")
-
-    def _resolves_armed(self) -> bool:
-        """Whether this run resolves a storage-network rollback a stopped run left armed: it runs the
-        compute layer (site.yml, compute.yml) on every DGX, with no --limit and the compute tag."""
-        tags = set(context.CLIARGS.get("tags") or ["all"])
-        return (self._playbook in RESOLVING_PLAYBOOKS and not context.CLIARGS.get("subset")
-                and bool(tags & {"all", "compute"}) and "compute" not in set(context.CLIARGS.get("skip_tags") or []))
-
-    def _report_unreadable_inventory(self) -> tuple[list, str]:
+    def _report_unreadable_inventory(self) -> list:
         """Ansible stops on a vars file that is not YAML without saying where; say it first, located.
 
         A file over the loader's budget (an alias bomb) is named here too. Loading is bounded
@@ -265,12 +172,11 @@ class CallbackModule(CallbackBase):
         a malformed value is caught here. MemoryError and KeyboardInterrupt are never caught.
         """
         refused: list = []
-        site_name = ""
         try:
             from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run.vault import run_decryptor
             from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
         except ImportError:
-            return refused, site_name
+            return refused
 
         for source in context.CLIARGS.get("inventory") or ():
             # A directory, or its hosts file (-i inventories/<site>/hosts.yml); not "host1,host2,".
@@ -288,23 +194,18 @@ class CallbackModule(CallbackBase):
                 # An inline value it decrypts only when used: the validation play refuses that one.
                 if finding.rule == "yaml-limit" or (finding.rule == "vault" and not finding.path):
                     refused.append(finding)
-            pod = site.model.get("pod")
-            name = pod.get("name") if isinstance(pod, dict) else None
-            if not site_name:
-                site_name = name if isinstance(name, str) and name else os.path.basename(site.inventory_dir.rstrip("/"))
-        return refused, site_name
+        return refused
 
     def v2_playbook_on_play_start(self, play):
         self._enter(self._layer_of(play))
         if not self._inventory:
             self._inventory = ", ".join(os.path.relpath(str(source)) for source in context.CLIARGS.get("inventory") or ())
 
-    def v2_playbook_on_task_start(self, task, is_conditional):
-        # From the compute layer's first task on, a kill may leave a DGX's rollback timer armed.
-        if self._current == "compute" and self._run_lock is not None:
-            self._run_lock.mark_may_arm()
-
     def v2_runner_on_ok(self, result):
+        if self._is_run_lock(result):
+            # Bookkeeping of the run, not work of a layer: its record's end would show as a layer of its own.
+            self._keep_run_lock(result)
+            return
         self._count(result, "ok")
         data = result._result
         action = result._task.action
@@ -321,8 +222,18 @@ class CallbackModule(CallbackBase):
                 for key, value in report.items():
                     self._sections[key] = value
 
+    @staticmethod
+    def _is_run_lock(result) -> bool:
+        return result._task.action.rsplit(".", 1)[-1] == "run_lock"
+
+    def _keep_run_lock(self, result) -> None:
+        """The run lock's report section, from the task that took (or refused) it."""
+        if self._is_run_lock(result) and isinstance(result._result.get("run_lock"), dict):
+            self._sections["run_lock"] = result._result["run_lock"]
+
     def v2_runner_on_failed(self, result, ignore_errors=False):
         self._count(result, "ok" if ignore_errors else "failed")
+        self._keep_run_lock(result)
         if not ignore_errors:
             message = str(result._result.get("msg") or result._result.get("stderr") or "failed").strip()
             self._failures.append({"layer": self._current, "host": result._host.get_name(),
@@ -335,7 +246,8 @@ class CallbackModule(CallbackBase):
                                "message": "UNREACHABLE: " + message.splitlines()[0][:300]})
 
     def v2_runner_on_skipped(self, result):
-        self._count(result, "skipped")
+        if not self._is_run_lock(result):
+            self._count(result, "skipped")
 
     def v2_playbook_on_stats(self, stats):
         if self._current is not None:
@@ -360,10 +272,6 @@ class CallbackModule(CallbackBase):
         path = self._write_report(ok, elapsed)
         if path:
             lines.append(f"==> run report: {os.path.relpath(path)}")
-        if self._run_lock is not None:
-            # A successful run of the compute layer on every DGX resolved what a stopped run armed there.
-            compute = self._layers.get("compute") or {}
-            self._run_lock.finish("ok" if ok else "failed", resolved=ok and self._resolves_armed() and bool(compute.get("hosts")))
         for line in lines:
             self._display.display(line, color="bright green" if ok else "bright red")
 
@@ -443,7 +351,7 @@ class CallbackModule(CallbackBase):
             out += ["## Found from an earlier run", ""]
             if previous.get("interrupted"):
                 out += [f"- The previous run, {previous.get('playbook')} by {previous.get('user')}@{previous.get('host')} "
-                        f"(pid {previous.get('pid')}), did not finish."
+                        f"(pid {previous.get('pid')}), did not reach its end."
                         + (f" This run waited {run_lock['waited_for_survivors_seconds']} s for processes it left."
                            if run_lock.get("waited_for_survivors_seconds") else ""), ""]
             if data["resolved"]:

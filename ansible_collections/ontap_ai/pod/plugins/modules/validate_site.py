@@ -73,6 +73,10 @@ ok:
   description: True when the model has no errors.
   returned: always
   type: bool
+site_name:
+  description: The site's name, the model's C(pod.name) (else the inventory directory's name); it names the run lock.
+  returned: always
+  type: str
 errors:
   description: Every error, each with rule, file, line, key, message and hint.
   returned: always

@@ -88,6 +88,13 @@ class Site:
     # Role variable -> its spec in the role's meta/argument_specs.yml, to type the overrides.
     role_specs: dict[str, dict] = dataclasses.field(default_factory=dict)
 
+    @property
+    def name(self) -> str:
+        """The site's name: the model's pod.name, else the inventory directory's name."""
+        pod = self.model.get("pod")
+        name = pod.get("name") if isinstance(pod, dict) else None
+        return name if isinstance(name, str) and name else os.path.basename(self.inventory_dir.rstrip("/"))
+
     def site_file(self, path: str) -> str:
         """The path of a file the model names, resolved against the site's files directory."""
         return resolve_site_file(path, self.files_dir, self.inventory_dir)
