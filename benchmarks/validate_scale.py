@@ -25,7 +25,7 @@ sys.path[:0] = [ROOT, os.path.join(ROOT, "scripts")]
 from ansible.parsing.vault import VaultLib, VaultSecret  # noqa: E402
 from scale_site import scale  # noqa: E402
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site  # noqa: E402
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site  # noqa: E402
 
 SAMPLE_VAULT_PASSWORD = b"aipod-sample-vault-password"  # the sample's documented sample password
 TARGET_SECONDS = 1.0

@@ -9,7 +9,7 @@ from project_paths import REPO
 from switch_test_models import sample_model
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import acceptance as probe
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import acceptance
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_report import acceptance
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 FIXTURES = REPO / "tests" / "fixtures" / "acceptance"

@@ -14,7 +14,7 @@ import pytest
 from project_paths import SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import check_model
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import check_model
 
 SITE = load_site(str(SAMPLE), decrypt=make_decryptor(SAMPLE_VAULT_PASSWORD))
 OOB = {"network": "10.61.218.0", "broadcast": "10.61.218.255", "gateway": "10.61.218.1", "taken": ["10.61.218.101", "10.61.218.20"]}

@@ -22,7 +22,7 @@ import pytest
 import yaml
 from project_paths import COLLECTION, REPO, SAMPLE, SAMPLE_VAULT_PASSWORD
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import airgap
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_report import airgap
 
 BIN = pathlib.Path(sys.executable).parent
 LITERAL = re.compile(r"\b(?:https?|oci)://[^\s\"'`)]+|\b(?:docker\.io|registry\.k8s\.io|k8s\.gcr\.io|gcr\.io|quay\.io|ghcr\.io|nvcr\.io)/[^\s\"'`)]*")

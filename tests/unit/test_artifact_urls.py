@@ -9,8 +9,8 @@ import pytest
 from corpus import apply_edit
 from project_paths import SAMPLE
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rules.artifacts import plain_scheme, shown
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.rules.artifacts import plain_scheme, shown
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 HTTP_RELEASE = dict(file="group_vars/all/kubernetes.yml", set=["kubernetes", "deepops", "release_url"],
                     value="http://mirror.example.com/deepops/26.07.tar.gz")

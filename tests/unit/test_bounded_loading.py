@@ -17,13 +17,13 @@ import sys
 import pytest
 from project_paths import REPO, SAMPLE, SAMPLE_VAULT_PASSWORD
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.yamlload import (
     MAX_FILE_NODES,
     Budget,
     YamlRefused,
     load_with_lines,
 )
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 BIN = os.path.dirname(sys.executable)
 # CPU seconds of the refused run (its own and its children's): wall time on a machine that runs the
@@ -60,7 +60,7 @@ print(json.dumps({{"rc": rc, "seconds": time.perf_counter() - started, "cpu_seco
 
 VALIDATE = """
 import sys
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 print(validate_site(sys.argv[1], check_files=False).text())
 """
 

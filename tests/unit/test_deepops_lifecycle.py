@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.deepops import lifecycle_steps, upgrade_refusal
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.deepops import lifecycle_steps, upgrade_refusal
 
 PLAN = {"control_plane": ["cp1"], "workers": ["dgx01", "dgx02", "dgx03"], "decommission": [],
         "hosts": [{"name": "cp1", "ip": "10.0.0.1"}, {"name": "dgx01", "ip": "10.0.0.11"}, {"name": "dgx02", "ip": "10.0.0.12"},

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from inventory_edits import edit_inventory as edit
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import rules
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import rules as switches
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rules import limits, switches
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import validate_site
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.yamlload import load_with_lines
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation import rules
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.rules import limits
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import drift
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_report import drift
 
 
 def nxos_comparison(**pending):

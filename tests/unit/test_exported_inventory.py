@@ -13,8 +13,8 @@ import sys
 import pytest
 from project_paths import LAB, LAB_VAULT_PASSWORD, REPO, SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 BIN = pathlib.Path(sys.executable).parent
 LAB_VAULT = f"lab@{LAB / 'vault-password.txt'}"

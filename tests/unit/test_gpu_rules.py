@@ -10,7 +10,7 @@ from project_paths import SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import check_model
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import check_model
 
 SITE = load_site(str(SAMPLE), decrypt=make_decryptor(SAMPLE_VAULT_PASSWORD))
 DGX = ("hosts", "dgx01", "dgx")
@@ -88,7 +88,7 @@ def test_an_rdma_mount_needs_rdma_on_the_lifs_it_mounts_from():
     from project_paths import SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 
     from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
-    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import check_model
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import check_model
 
     site = load_site(str(SAMPLE), decrypt=make_decryptor(SAMPLE_VAULT_PASSWORD))
     model = copy.deepcopy(site.model)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.deepops import ini_token
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.deepops import ini_token
 
 SAFE = ["~/.ssh/id_ed25519", "dgx01", "10.61.219.31", "k8s-cp01", "ubuntu", "2222", "/work/.lab/hosts/ssh/id_ed25519", "user@realm", "a_b+c~d:e"]
 UNSAFE = ["dgx04 ansible_connection=local", "dgx04\nansible_connection=local", "a#b", "a;b", "a=b", "'quoted'",

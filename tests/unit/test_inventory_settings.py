@@ -7,13 +7,14 @@ from __future__ import annotations
 import pytest
 from inventory_edits import edit_inventory as edit
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import rules
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import rules as switches
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.resolved import (
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation import rules
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.resolved import (
     competing_connection_settings,
     extra_inventory_sources,
 )
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rules import switches, text
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.rules import text
 
 IGNORED_EXTS = (".md", ".txt", ".orig", ".cfg", ".retry")
 

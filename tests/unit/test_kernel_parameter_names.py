@@ -67,7 +67,7 @@ def test_dgx_host_facts_refuses_a_name_before_reading(capsys):
 
 # ----------------------------------------------------------------------------- validation, before any host
 def test_validation_refuses_a_hostile_key_with_its_file_and_line(sample_copy, decrypt):
-    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
     (sample_copy / "group_vars" / "dgx.yml").write_text(
         "---\ndgx_node_sysctl:\n  net.core.rmem_max: 1\n  net./etc/sudoers: 'aipod ALL=(ALL) NOPASSWD: ALL'\n"

@@ -1,4 +1,4 @@
-"""Which declared objects a server-side apply would change (aipod_site.kubernetes.apply.apply_pending),
+"""Which declared objects a server-side apply would change (aipod_kubernetes.apply.apply_pending),
 and the credentials Secrets it compares (secret_manifests).
 
 The live objects below are shaped as the lab's API server returned them after the role applied
@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes import apply
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import apply
 
 CLASS = {
     "apiVersion": "storage.k8s.io/v1",

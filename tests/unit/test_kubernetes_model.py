@@ -1,13 +1,13 @@
-"""Derivations of the Kubernetes and Trident layers (aipod_site.kubernetes: deepops, trident, apply, verify) on the sample and lab pods."""
+"""Derivations of the Kubernetes and Trident layers (aipod_kubernetes: deepops, trident, apply, verify) on the sample and lab pods."""
 from __future__ import annotations
 
 import copy
 
 import pytest
 
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import apply, deepops, trident, verify
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes import apply, deepops, trident, verify
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import validate_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 
 @pytest.fixture(scope="module")

@@ -6,9 +6,11 @@ import copy
 import pytest
 from test_kubernetes_model import ANF
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import rules
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import rules as kubernetes
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import trident_rules as trident
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rules import kubernetes, secrets, trident
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation import rules
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.rules import secrets
 
 
 @pytest.fixture
@@ -97,7 +99,7 @@ def test_storage_class_nfs_version_must_be_enabled_on_the_svm(site):
 def test_schema_accepts_anf_export_cidrs_and_refuses_a_bad_one(decrypt, tmp_path):
     import shutil
 
-    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import validate_site
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
     target = tmp_path / "inventories" / "sample"
     shutil.copytree("inventories/sample", target)

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rules.hosts import linux_name_problem
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute.rules import linux_name_problem
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 NICS = ("    - {name: enp225s0f0, network: storage-a, address: 100.127.111.11, speed: 200G}\n"
         "    - {name: enp225s0f1, network: storage-b, address: 100.127.112.11, speed: 200G}\n")

@@ -8,8 +8,8 @@ from ansible.parsing.yaml.loader import AnsibleLoader
 from inventory_edits import edit_inventory as edit
 from project_paths import SAMPLE_VAULT_PASSWORD, make_decryptor
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import validate_site
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.yamlload import load_with_lines
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 MERGES = {
     "override": "base: &b\n  mtu: 9000\n  vlan: 3111\nnet:\n  <<: *b\n  vlan: 3112\n",

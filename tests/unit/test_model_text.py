@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from inventory_edits import edit_inventory as edit
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import rules
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rules import text
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation import rules
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.rules import text
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """Which Kubernetes Node an inventory host still is (decommissioning an adopted cluster's DGX)."""
 from __future__ import annotations
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.verify import nodes_of_hosts
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.verify import nodes_of_hosts
 
 
 def node(name: str, ready: str = "True", hostname: str | None = None) -> dict:

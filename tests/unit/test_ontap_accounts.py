@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.trident import ontap_secret_name
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rules.trident import KUBERNETES_NAME, secret_name_problems
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.trident import ontap_secret_name
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.trident_rules import KUBERNETES_NAME, secret_name_problems
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 
 @pytest.mark.parametrize(("key", "value"), [("username", "vsadmin"), ("username", "Admin"), ("username", "diag"),

@@ -8,7 +8,7 @@ import dataclasses
 from project_paths import LAB, LAB_VAULT_PASSWORD, make_decryptor
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import check_model
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import check_model
 
 SITE = load_site(str(LAB), decrypt=make_decryptor(LAB_VAULT_PASSWORD))
 

@@ -18,7 +18,7 @@ import yaml
 from project_paths import REPO, SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.resolved import (
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.resolved import (
     AnsibleView,
     ansible_differences,
     competing_connection_settings,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rules.role_variables import spec_problems
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.rules.role_variables import spec_problems
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 
 def role_findings(sample_copy, decrypt, group: str, text: str) -> list:

@@ -15,8 +15,8 @@ from project_paths import LAB, REPO, SAMPLE, SAMPLE_VAULT_PASSWORD, make_decrypt
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import model as network_model
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 sys.path.insert(0, str(REPO / "scripts"))
 from scale_site import ScaleError, scale  # noqa: E402

@@ -9,8 +9,8 @@ import pytest
 from ansible.parsing.vault import VaultLib, VaultSecret
 from project_paths import SAMPLE_VAULT_PASSWORD
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import is_secret_name, secret_type_problem
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 LIB = VaultLib([("sample", VaultSecret(SAMPLE_VAULT_PASSWORD))])
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from corpus import build_case, cases, lab_secret_values, load_case
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 CASES = cases()
 

@@ -28,7 +28,7 @@ from project_paths import SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import GLOBAL_KEYS, HOST_KEYS, _check_templating, load_site
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import check_model
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import check_model
 
 SITE = load_site(str(SAMPLE), decrypt=make_decryptor(SAMPLE_VAULT_PASSWORD))
 EXAMPLES = int(os.environ.get("AIPOD_HYPOTHESIS_FIELD_EXAMPLES", "120"))

@@ -12,7 +12,7 @@ import pytest
 from corpus import apply_edit
 from project_paths import LAB, REPO, SAMPLE
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 SECRET = "hunter2-do-not-print"
 ALLOW = dict(file="group_vars/all/pod.yml", set=["pod", "security", "allow_files_outside_inventory"], value=True)

@@ -10,7 +10,7 @@ from corpus import apply_edit
 from jsonschema import Draft202012Validator
 from project_paths import COLLECTION, LAB, LAB_VAULT_PASSWORD, REPO, SAMPLE
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 # Validation decrypts inline values with the run's vault ids: a variant's secret is a real one of the lab's.
 LAB_INLINE_SECRET = "!vault |\n" + "".join(

@@ -11,7 +11,7 @@ from project_paths import SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 from ansible_collections.ontap_ai.pod.plugins.filter.aipod_compute import FilterModule
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import model as network_model
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import check_model
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import check_model
 
 SITE = load_site(str(SAMPLE), decrypt=make_decryptor(SAMPLE_VAULT_PASSWORD))
 DGX = ["dgx01", "dgx02", "dgx03", "dgx04"]

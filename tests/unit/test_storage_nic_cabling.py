@@ -2,7 +2,7 @@
 member must be; a NIC the model cables elsewhere says so with cabled_outside_model: true."""
 from __future__ import annotations
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 
 def uncable(sample_copy, nic_line_edit: tuple[str, str] | None = None) -> None:

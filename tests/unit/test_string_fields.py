@@ -16,9 +16,9 @@ from model_walk import leaves
 from project_paths import COLLECTION, LAB, LAB_VAULT_PASSWORD, SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import GLOBAL_KEYS, HOST_KEYS, load_site
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rules.context import Context
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rules.text import no_hidden_characters
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import check_model
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.rules.text import no_hidden_characters
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import check_model
 
 DECRYPT = make_decryptor(SAMPLE_VAULT_PASSWORD, LAB_VAULT_PASSWORD)
 SITES = {"sample": load_site(str(SAMPLE), decrypt=DECRYPT), "lab": load_site(str(LAB), decrypt=DECRYPT)}

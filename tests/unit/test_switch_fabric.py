@@ -14,7 +14,7 @@ from project_paths import SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import model as network_model
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import platforms
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import check_model
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import check_model
 
 SITE = load_site(str(SAMPLE), decrypt=make_decryptor(SAMPLE_VAULT_PASSWORD))
 MOVED = {"dgx03", "dgx04"}

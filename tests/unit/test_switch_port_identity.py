@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from project_paths import REPO
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network.platforms import port_identity, port_name
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 
 def port_findings(inventory, decrypt, switch: str, old: str, new: str) -> list:

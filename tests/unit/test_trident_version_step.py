@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.trident import chart_version_of, version_step
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.trident import chart_version_of, version_step
 
 
 @pytest.mark.parametrize(("installed", "wanted", "method", "action", "says"), [

@@ -18,7 +18,7 @@ import pytest
 from ansible.parsing.vault import VaultLib, VaultSecret
 from project_paths import REPO, SAMPLE_VAULT_PASSWORD, make_decryptor
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import validate_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 BIN = pathlib.Path(sys.executable).parent
 SECRET = "s3cret-never-shown"

@@ -7,7 +7,7 @@ import pytest
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import gpus
 from ansible_collections.ontap_ai.pod.plugins.modules import dgx_host_facts, dgx_verify
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import verification
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_report import verification
 
 MODEL_OPTIONS = ["vers=4.1", "proto=tcp", "nconnect=16", "rsize=262144", "wsize=262144", "hard"]
 PROC_MOUNTS = (

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import rules
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import trident as trident_plan
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import trident_rules as trident
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes import trident as trident_plan
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rules import trident
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation import rules
 
 
 @pytest.fixture

@@ -53,7 +53,7 @@ def test_a_value_yaml_cannot_construct_is_a_located_problem(text, line, problem)
 
 
 def test_a_huge_integer_in_the_model_names_its_file_and_line(sample_copy, decrypt):
-    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import validate_site
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
     path = sample_copy / "group_vars" / "all" / "pod.yml"
     path.write_text(path.read_text().replace("gpu_ingest_mb_s: 82", "gpu_ingest_mb_s: " + "9" * 5000))

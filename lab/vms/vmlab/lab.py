@@ -67,7 +67,7 @@ class Settings:
 # ---------------------------------------------------------------------------- the model
 def load_model(inventory: str) -> dict:
     """The site model of the inventory, validated first: a bad model boots nothing."""
-    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import validate_site  # noqa: E402  (the bundle's own library)
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site  # noqa: E402  (the bundle's own library)
 
     report = validate_site(inventory)
     if not report.ok:

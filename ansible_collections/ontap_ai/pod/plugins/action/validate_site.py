@@ -9,9 +9,9 @@ from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run.vault import run_decryptor
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.resolved import AnsibleView, is_setting, model_keys
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.templating import TEMPLATE_MARK
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.validate import COLLECTION_ROOT, validate_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.resolved import AnsibleView, is_setting, model_keys
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import COLLECTION_ROOT, validate_site
 
 DOCUMENTATION = "see plugins/modules/validate_site.py"
 

@@ -1,7 +1,7 @@
 """Filters of the data path's acceptance test (playbooks/acceptance.yml).
 
 Docs: aipod_acceptance_targets.yml and aipod_acceptance_verdict.yml beside this file; the logic is
-plugins/plugin_utils/aipod_site/acceptance.py.
+plugins/plugin_utils/aipod_report/acceptance.py.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import acceptance
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_report import acceptance
 
 
 def aipod_acceptance_targets(mounts: Any, verification: Any = None) -> list[dict]:

@@ -2,7 +2,7 @@
 
 Docs: aipod_deepops_artifacts.yml, aipod_trident_artifacts.yml, aipod_toolchain_artifacts.yml,
 aipod_artifacts_table.yml and aipod_artifacts_markdown.yml beside this file. The logic lives in
-plugins/plugin_utils/aipod_site/airgap.py (pure functions, unit-tested without Ansible).
+plugins/plugin_utils/aipod_report/airgap.py (pure functions, unit-tested without Ansible).
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import airgap
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_report import airgap
 
 
 def _mapping(value: Any, filter_name: str, what: str) -> Mapping[str, Any]:

@@ -6,7 +6,7 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import drift
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_report import drift
 
 
 def aipod_drift_items(data: Any, kind: str) -> list[dict]:

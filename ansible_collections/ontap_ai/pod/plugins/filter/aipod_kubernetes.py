@@ -5,7 +5,7 @@ aipod_kube_node_cidrs.yml, aipod_storage_class_changes.yml, aipod_snapshot_api_s
 aipod_k8s_apply_pending.yml, aipod_trident_secrets.yml, aipod_nodes_of_hosts.yml and
 the verification judges (aipod_judge_*.yml, aipod_schedulable_nodes.yml,
 aipod_verification_result.yml) beside this file. The derivations live in
-plugins/plugin_utils/aipod_site/kubernetes/ (deepops.py, trident.py, apply.py, verify.py),
+plugins/plugin_utils/aipod_kubernetes/ (deepops.py, trident.py, apply.py, verify.py),
 which the site validator uses too.
 """
 from __future__ import annotations
@@ -15,21 +15,21 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.apply import (
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.apply import (
     apply_pending,
     secret_manifests,
     snapshot_api_state,
     storage_class_changes,
 )
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.deepops import (
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.deepops import (
     deepops_plan,
     ini_token,
     kube_node_cidrs,
     kubeconfig_source,
     lifecycle_steps,
 )
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.trident import trident_plan, version_step
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.kubernetes.verify import (
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.trident import trident_plan, version_step
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.verify import (
     judge_backends,
     judge_classes,
     judge_nodes,

@@ -1,7 +1,7 @@
 """Filters of the whole-pod verification (playbooks/verify.yml).
 
 Docs: aipod_plan_checks.yml, aipod_pod_verification.yml and
-aipod_verification_summary.yml beside this file; the logic is plugins/plugin_utils/aipod_site/verification.py.
+aipod_verification_summary.yml beside this file; the logic is plugins/plugin_utils/aipod_report/verification.py.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import verification
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_report import verification
 
 
 def aipod_plan_checks(plans: Any, source: str | None = None) -> list[dict]:

@@ -18,8 +18,7 @@ from ansible.utils.vars import merge_hash
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import fstab, sysctl
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.leftovers import is_temporary, leftovers
-
-from . import files as kept_files
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import files as kept_files
 
 LIVE_NETWORK_DIR = {"netplan": "/etc/netplan", "networkd": "/etc/systemd/network"}
 

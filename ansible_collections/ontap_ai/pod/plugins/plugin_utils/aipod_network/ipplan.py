@@ -12,7 +12,7 @@ import ipaddress
 from collections.abc import Mapping
 from typing import Any
 
-from ..aipod_site.model import (
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.model import (
     address_assignments,
     as_dict,
     as_list,

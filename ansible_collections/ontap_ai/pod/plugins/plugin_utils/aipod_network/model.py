@@ -16,8 +16,8 @@ import contextvars
 from collections.abc import Iterator
 from typing import Any
 
-from ..aipod_site.characters import hidden_characters
-from ..aipod_site.model import (
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.characters import hidden_characters
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.model import (
     as_dict,
     as_int,
     as_list,

@@ -33,9 +33,9 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from ..aipod_site.characters import is_hidden
-from .model import UNUSED_DESCRIPTION, is_uplink
-from .vlans import compress
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network.model import UNUSED_DESCRIPTION, is_uplink
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network.vlans import compress
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.characters import is_hidden
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "bridge": "br_default",

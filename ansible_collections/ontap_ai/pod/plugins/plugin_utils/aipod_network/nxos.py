@@ -19,8 +19,8 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .model import UNUSED_DESCRIPTION, is_uplink
-from .vlans import compress, expand
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network.model import UNUSED_DESCRIPTION, is_uplink
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network.vlans import compress, expand
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "roce_cos": 3,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
-from ..aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 ALL_PROTOCOLS = ("nfs", "cifs", "iscsi", "fcp", "nvme", "s3")
 

@@ -1,8 +1,11 @@
-"""The ONTAP AI pod site model: loading, derivation and validation (pure Python, no Ansible needed).
+"""The ground floor of the site model: loading an inventory (files or an exported document) within a
+budget, the schema, the values every layer derives from the model (model.py), findings and the
+context every rule gets (rule_context.py). Pure Python, no Ansible needed.
 
-Used by the validate_site action plugin, the aipod filter plugins, the tests and the benchmarks.
+It imports no other package of plugin_utils. The layers (aipod_network, aipod_ontap,
+aipod_compute, aipod_kubernetes) stand on it; validation (aipod_validation) and the reports
+(aipod_report) stand on them.
 """
-from .findings import Finding, Location
-from .validate import Report, validate_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.findings import Finding, Location
 
-__all__ = ["Finding", "Location", "Report", "validate_site"]
+__all__ = ["Finding", "Location"]

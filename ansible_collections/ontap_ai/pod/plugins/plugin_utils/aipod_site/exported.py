@@ -14,8 +14,8 @@ import os
 import subprocess
 from typing import Any
 
-from .findings import Finding, Location
-from .inventory import (
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.findings import Finding, Location
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import (
     KIND_GROUPS,
     REQUIRED_GLOBAL_KEYS,
     Site,
@@ -27,7 +27,7 @@ from .inventory import (
     flatten_groups,
     undecryptable_values,
 )
-from .yamlload import MAX_DEPTH, MAX_TOTAL_NODES, Decryptor, VaultValue
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.yamlload import MAX_DEPTH, MAX_TOTAL_NODES, Decryptor, VaultValue
 
 EXPORT_HINT = "give an inventory directory, or the JSON of ansible-inventory --list --export (a file, or a script that prints it)"
 SCRIPT_TIMEOUT_SECONDS = 120

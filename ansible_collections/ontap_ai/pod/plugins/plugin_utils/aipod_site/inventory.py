@@ -24,10 +24,19 @@ from typing import Any
 
 import yaml
 
-from .characters import shown_key
-from .findings import Finding, Location
-from .templating import SECRET_NAME, TEMPLATE_MARK
-from .yamlload import Budget, Decryptor, VaultValue, YamlProblem, YamlRefused, envelope_vault_id, is_vault_file, load_with_lines
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.characters import shown_key
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.findings import Finding, Location
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.templating import SECRET_NAME, TEMPLATE_MARK
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.yamlload import (
+    Budget,
+    Decryptor,
+    VaultValue,
+    YamlProblem,
+    YamlRefused,
+    envelope_vault_id,
+    is_vault_file,
+    load_with_lines,
+)
 
 GLOBAL_KEYS = ("pod", "networks", "ontap", "compute", "kubernetes", "trident")
 REQUIRED_GLOBAL_KEYS = ("pod", "networks", "ontap", "kubernetes", "trident")

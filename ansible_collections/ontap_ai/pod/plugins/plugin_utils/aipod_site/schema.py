@@ -13,9 +13,9 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from .characters import shown_key
-from .findings import Finding
-from .inventory import GLOBAL_KEYS, HOST_KEYS, Site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.characters import shown_key
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.findings import Finding
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import GLOBAL_KEYS, HOST_KEYS, Site
 
 try:
     import jsonschema

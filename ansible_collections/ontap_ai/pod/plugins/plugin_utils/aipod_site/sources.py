@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import stat
 
-from .inventory import _read_text
-from .yamlload import Budget, YamlRefused, check_budget
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import _read_text
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.yamlload import Budget, YamlRefused, check_budget
 
 # What Ansible's yaml plugin parses: these extensions, and files with none.
 YAML_EXTENSIONS = (".yml", ".yaml", ".json")

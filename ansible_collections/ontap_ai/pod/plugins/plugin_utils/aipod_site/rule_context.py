@@ -4,9 +4,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .. import model as m
-from ..findings import Finding
-from ..inventory import Site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.findings import Finding
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import Site
 
 
 class Context:

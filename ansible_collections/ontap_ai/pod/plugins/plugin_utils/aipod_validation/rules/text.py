@@ -15,12 +15,12 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .. import model as m
-from ..characters import hidden_characters, shown_key
-from ..findings import Finding
-from ..inventory import GLOBAL_KEYS, HOST_KEYS, VarsFile
-from ..templating import ALLOWANCE, TEMPLATE_MARK, connection_template_problem, holds_template
-from .context import Context
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.characters import hidden_characters, shown_key
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.findings import Finding
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import GLOBAL_KEYS, HOST_KEYS, VarsFile
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.templating import ALLOWANCE, TEMPLATE_MARK, connection_template_problem, holds_template
 
 HOST_NAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*")
 HOST_NAME_MAX = 253

@@ -4,8 +4,8 @@ from __future__ import annotations
 import posixpath
 import re
 
-from .. import model as m
-from .context import Context, host_path
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context, host_path
 
 # Directories of the DGX's own system: an NFS mount on (or inside) one of them would hide what the
 # node needs to run.

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...aipod_network import model as network_model  # the module, not names: it imports aipod_site.model, whose package imports these rules
-from ...aipod_network import platforms
-from .. import model as m
-from .context import Context, host_path
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import model as network_model
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import platforms
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context, host_path
 
 JUMBO_SWITCH_MTU = 9216  # a 9000-byte host MTU plus headers, tags and FCS fits in 9216 on the switch
 

@@ -10,7 +10,7 @@ import ipaddress
 import re
 from typing import Any
 
-from .. import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 # Kubespray's defaults (kube_service_addresses, kube_pods_subnet); the bundle keeps them, so a
 # site network must not overlap them or pods could not reach it.

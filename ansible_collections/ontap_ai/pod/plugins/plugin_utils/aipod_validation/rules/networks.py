@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import ipaddress
 
-from .. import model as m
-from .context import Context
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
 
 
 def networks_sane(ctx: Context) -> None:

@@ -1,10 +1,10 @@
 """Rules of the Kubernetes layer: cluster hosts, the deployment mode, and DeepOps' pod and service networks."""
 from __future__ import annotations
 
-from .. import model as m
-from ..inventory import KUBE_GROUPS
-from ..kubernetes.deepops import KUBESPRAY_POD_CIDR, KUBESPRAY_SERVICE_CIDR, overlapping_networks
-from .context import Context
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.deepops import KUBESPRAY_POD_CIDR, KUBESPRAY_SERVICE_CIDR, overlapping_networks
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import KUBE_GROUPS
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
 
 
 def kubernetes(ctx: Context) -> None:

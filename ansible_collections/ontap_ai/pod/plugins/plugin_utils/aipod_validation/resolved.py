@@ -15,8 +15,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .findings import Finding, Location
-from .inventory import GLOBAL_KEYS, HOST_KEYS, Site, VarsFile, display_path
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.findings import Finding, Location
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import GLOBAL_KEYS, HOST_KEYS, Site, VarsFile, display_path
 
 SOURCES_HINT = ("pass only the site's hosts file (-i inventories/<site>/hosts.yml), keep other inventory files out of its "
                 "directory, and set model keys with no extra vars (-e) or vars plugin")
@@ -51,7 +51,7 @@ OTHER_SETTINGS = frozenset({
 
 def is_setting(name: str, role_names: Sequence[str]) -> bool:
     """A variable AnsibleView.settings holds: a role override, a connection setting or a playbook setting."""
-    from .rules.text import CONNECTION_GRAMMARS
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.rules.text import CONNECTION_GRAMMARS
 
     return name in CONNECTION_GRAMMARS or name in OTHER_SETTINGS or any(name.startswith(f"{role}_") for role in role_names)
 
@@ -218,9 +218,13 @@ def resolved_settings(view: AnsibleView, already: Sequence[Finding], hosts_file:
     """Hidden characters and connection grammars in the settings as Ansible resolved them, for every
     variable the files' own checks did not already refuse: extra vars (-e) and vars plugins set text
     that never was in a file. Values are never shown."""
-    from .rules.role_variables import value_problems
-    from .rules.text import CONNECTION_GRAMMARS, setting_hidden_characters, setting_template_problem
-    from .templating import TEMPLATE_MARK
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.templating import TEMPLATE_MARK
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.rules.role_variables import value_problems
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.rules.text import (
+        CONNECTION_GRAMMARS,
+        setting_hidden_characters,
+        setting_template_problem,
+    )
 
     refused = {str(f.path[2]) for f in already
                if f.rule in ("hidden-character", "connection-setting", "templating") and len(f.path) > 2
@@ -264,7 +268,7 @@ def resolved_settings(view: AnsibleView, already: Sequence[Finding], hosts_file:
 def shared_connection_addresses(view: AnsibleView, hosts_file: str) -> list[Finding]:
     """Two hosts Ansible would reach at one address and port: the run would configure one machine
     twice, as two different hosts of the model, and the other never."""
-    from .templating import rendered_reference
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.templating import rendered_reference
 
     by_target: dict[tuple[str, str], list[str]] = {}
     for host in sorted(view.settings):
@@ -284,6 +288,6 @@ def shared_connection_addresses(view: AnsibleView, hosts_file: str) -> list[Find
 
 
 def _strings_of(value: Any):
-    from .rules.text import _strings
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.rules.text import _strings
 
     return _strings(value, ())

@@ -7,11 +7,11 @@ import ssl
 import stat
 from typing import Any
 
-from .. import model as m
-from ..findings import Finding
-from ..inventory import display_path
-from ..yamlload import Budget, YamlProblem, load_with_lines
-from .context import Context
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.findings import Finding
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import display_path
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.yamlload import Budget, YamlProblem, load_with_lines
 
 
 def secrets(ctx: Context) -> None:

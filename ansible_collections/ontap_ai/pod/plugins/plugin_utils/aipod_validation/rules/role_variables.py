@@ -19,12 +19,11 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.errors import ArgumentTypeError, ArgumentValueError, UnsupportedError
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.sysctl import NAME_RULE, name_problem
-
-from ..characters import shown_key
-from ..findings import Finding
-from ..templating import holds_template
-from .context import Context
-from .hosts import SYSTEM_DIRECTORIES, normalised_path_problem
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute.rules import SYSTEM_DIRECTORIES, normalised_path_problem
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.characters import shown_key
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.findings import Finding
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.templating import holds_template
 
 Problem = tuple[tuple, str, str]  # (path inside the variable, what is wrong, the fix)
 

@@ -8,8 +8,8 @@ import base64
 import json
 from typing import Any
 
-from .. import model as m
-from .trident import DEFAULT_CLASS_ANNOTATION, MANAGED_BY_LABEL
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.trident import DEFAULT_CLASS_ANNOTATION, MANAGED_BY_LABEL
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 # ---------------------------------------------------------------------------- cluster state
 # Fields Kubernetes refuses to change on an existing StorageClass (with what an omitted field means).

@@ -10,7 +10,7 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
-from . import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 # The phase judged against the demand: sequential large reads are what training does.
 JUDGED_PHASE = "seqread"

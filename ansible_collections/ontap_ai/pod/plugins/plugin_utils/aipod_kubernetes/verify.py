@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import model as m
-from .apply import IMMUTABLE_CLASS_FIELDS, _is_default
-from .deepops import kube_hosts, kubeconfig_source
-from .trident import TRIDENT_PROVISIONER
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.apply import IMMUTABLE_CLASS_FIELDS, _is_default
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.deepops import kube_hosts, kubeconfig_source
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.trident import TRIDENT_PROVISIONER
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 
 # Each judge returns checks {name, status: pass|fail|not_checked, detail}: not_checked says

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import model as m
-from .deepops import kube_node_cidrs, minor_version
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.deepops import kube_node_cidrs, minor_version
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 TRIDENT_PROVISIONER = "csi.trident.netapp.io"
 TRIDENT_API = "trident.netapp.io/v1"

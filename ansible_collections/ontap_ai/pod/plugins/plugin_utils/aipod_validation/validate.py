@@ -7,14 +7,27 @@ import os
 import time
 from typing import Any
 
-from . import model as m
-from .exported import is_file_inventory, job_inventory_script, load_exported_site, read_document, unreadable_site
-from .findings import Finding, Location, sort_findings
-from .inventory import Site, find_hosts_file, load_role_specs, load_site
-from .resolved import AnsibleView, ansible_differences, competing_connection_settings, extra_inventory_sources, resolved_settings, shared_connection_addresses
-from .rules import run_rules
-from .schema import SCHEMA_DIR, schema_findings_and_bad_paths
-from .yamlload import Decryptor
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.exported import (
+    is_file_inventory,
+    job_inventory_script,
+    load_exported_site,
+    read_document,
+    unreadable_site,
+)
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.findings import Finding, Location, sort_findings
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import Site, find_hosts_file, load_role_specs, load_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.schema import SCHEMA_DIR, schema_findings_and_bad_paths
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.yamlload import Decryptor
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.resolved import (
+    AnsibleView,
+    ansible_differences,
+    competing_connection_settings,
+    extra_inventory_sources,
+    resolved_settings,
+    shared_connection_addresses,
+)
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.rules import run_rules
 
 COLLECTION_ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 

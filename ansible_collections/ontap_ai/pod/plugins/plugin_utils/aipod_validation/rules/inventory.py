@@ -1,9 +1,9 @@
 """Rules of the inventory: every host is of one kind, and names are distinct."""
 from __future__ import annotations
 
-from .. import model as m
-from ..inventory import KIND_GROUPS
-from .context import Context
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import KIND_GROUPS
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
 
 
 def host_kinds(ctx: Context) -> None:

@@ -11,10 +11,24 @@ once it is listed in RULES. The rules are named through their modules (`rules.ku
 """
 from __future__ import annotations
 
-from ..findings import Finding
-from ..inventory import Site
-from . import artifacts, hosts, inventory, kubernetes, limits, networks, ontap, role_variables, secrets, sizing, switches, text, trident
-from .context import Context, Rule, host_path
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import rules as hosts
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import rules as kubernetes
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import trident_rules as trident
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import rules as switches
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_ontap import rules as ontap
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.findings import Finding
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import Site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context, Rule, host_path
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.rules import (
+    artifacts,
+    inventory,
+    limits,
+    networks,
+    role_variables,
+    secrets,
+    sizing,
+    text,
+)
 
 RULES: list[Rule] = [
     # inventory

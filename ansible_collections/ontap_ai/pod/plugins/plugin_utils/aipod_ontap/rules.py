@@ -5,9 +5,9 @@ import ipaddress
 import re
 from typing import Any
 
-from .. import model as m
-from .context import Context
-from .hosts import normalised_path_problem
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute.rules import normalised_path_problem
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
 
 ONTAP_BUILTIN_SNAPSHOT_POLICIES = {"default", "default-1weekly", "none"}
 MIN_CONSTITUENT_BYTES = 100 * 1024 ** 3  # FlexGroup constituents under 100 GB are discouraged (NetApp TR-4571)

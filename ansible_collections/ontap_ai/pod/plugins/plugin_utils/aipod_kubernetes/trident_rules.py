@@ -3,10 +3,16 @@ from __future__ import annotations
 
 import re
 
-from .. import model as m
-from ..kubernetes.deepops import kube_node_cidrs
-from ..kubernetes.trident import ANF_DRIVER, chart_version_of, kubernetes_support_problem, ontap_secret_name, ontap_transport_finding
-from .context import Context
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.deepops import kube_node_cidrs
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.trident import (
+    ANF_DRIVER,
+    chart_version_of,
+    kubernetes_support_problem,
+    ontap_secret_name,
+    ontap_transport_finding,
+)
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
 
 MOUNT_OPTION = re.compile(r"^[a-z_][a-z0-9_]*(=[A-Za-z0-9_.:/-]+)?$")
 KUBE_VERSION = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+$")

@@ -1,8 +1,8 @@
 """Rule of sizing: the GPUs' ingest demand against the storage supply."""
 from __future__ import annotations
 
-from .. import model as m
-from .context import Context
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
 
 
 def sizing(ctx: Context) -> None:

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from .. import model as m
-from ..findings import Finding
-from ..yamlload import VaultValue
-from .context import Context
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.findings import Finding
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.yamlload import VaultValue
 
 PLAIN_SCHEMES = ("http", "ftp")
 SWITCH = "allow_plain_http_artifacts"

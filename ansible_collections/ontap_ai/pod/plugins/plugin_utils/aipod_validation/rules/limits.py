@@ -11,8 +11,8 @@ Sources (docs/site-model.md, "Device limits"):
 """
 from __future__ import annotations
 
-from .. import model as m
-from .context import Context
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
 
 NXOS_RESERVED_VLANS = range(3968, 4095)
 NXOS_VLAN_NAME_MAX = 32  # `vlan <id>` / `name <name>`: 1-32 characters
