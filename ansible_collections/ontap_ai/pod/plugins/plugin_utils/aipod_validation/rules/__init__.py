@@ -1,17 +1,20 @@
-"""Level 2 of site validation: rules that span layers (switches, ONTAP, hosts, Kubernetes, Trident).
+"""Level 2 of site validation: every layer's rules and the rules across layers, in one list.
 
-Each rule is a function of a Context that reports findings through ctx.error / ctx.warning with a
-model path; the Context turns the path into a file and line. Rules read the model only through
-the defensive helpers of .model, so a malformed model (already reported by the schema) never
-makes them raise. RULES lists them in the order their findings are most useful to read.
+Each rule is a function of a Context (aipod_site.rule_context) that reports findings through
+ctx.error / ctx.warning with a model path; the Context turns the path into a file and line. Rules
+read the model only through the defensive helpers of aipod_site.model, so a malformed model
+(already reported by the schema) never makes them raise. RULES lists them in the order their
+findings are most useful to read.
 
-One module per layer holds that layer's rules (inventory, text, networks, limits, ontap, hosts, switches,
-kubernetes, trident, secrets, artifacts, role_variables, sizing); context holds the Context they share. A new rule runs only
-once it is listed in RULES. The rules are named through their modules (`rules.kubernetes.kubernetes`).
+Each layer's package holds its own rules (aipod_network.rules, aipod_ontap.rules,
+aipod_compute.rules, aipod_kubernetes.rules and .trident_rules, aipod_datasets.rules); the modules
+here hold the rules across layers (inventory, text, networks, limits, secrets, artifacts,
+role_variables, sizing). A new rule runs only once it is listed in RULES, named through its module.
 """
 from __future__ import annotations
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import rules as hosts
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import rules as datasets
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import rules as kubernetes
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import trident_rules as trident
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import rules as switches
@@ -75,6 +78,8 @@ RULES: list[Rule] = [
     trident.trident_backends,
     trident.trident_secret_names,
     trident.trident_versions,
+    # data sets
+    *datasets.RULES,
     # secrets, files and downloads
     secrets.secrets,
     secrets.files,
@@ -99,6 +104,7 @@ __all__ = [
     "RULES",
     "Context",
     "artifacts",
+    "datasets",
     "Rule",
     "host_path",
     "hosts",

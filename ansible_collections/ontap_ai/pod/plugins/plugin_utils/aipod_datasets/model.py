@@ -1,0 +1,85 @@
+"""Data sets as the layers use them: every default filled in, sizes in bytes, names resolved.
+
+Pure functions of the site model, defensive on malformed input (the schema reports that), like
+aipod_site.model, on whose views they stand.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+
+DEFAULT_JUNCTION_ROOT = "/datasets"
+DEFAULT_SNAPMIRROR_POLICY = "MirrorAllSnapshots"
+
+
+def snapshot_policy_name(dataset: str) -> str:
+    """The Snapshot policy that holds a data set's versions: one per data set, named after it."""
+    return f"dataset_{dataset}"
+
+
+def local_cluster(model: dict) -> str | None:
+    return m.as_str(m.as_dict(model.get("ontap")).get("cluster_name"))
+
+
+def peers(model: dict) -> dict[str, dict]:
+    """ontap.peers by name: {name: {addresses, svms}}."""
+    found = {}
+    for peer in m.as_list(m.as_dict(model.get("ontap")).get("peers")):
+        peer = m.as_dict(peer)
+        name = m.as_str(peer.get("name"))
+        if name:
+            found[name] = {"addresses": [a for a in m.as_list(peer.get("addresses")) if isinstance(a, str)],
+                           "svms": [s for s in m.as_list(peer.get("svms")) if isinstance(s, str)]}
+    return found
+
+
+def datasets(model: dict) -> list[dict]:
+    """Every data set, each: {name, svm, style, size, size_bytes, max_size_bytes, aggregates,
+    constituents_per_aggregate, constituents, junction_path, snapshot_policy, schedules,
+    retained_versions, reserve_percent, owner, namespaces: [{name, access}], snapmirror, caches}.
+    A data set's aggregates are the SVM's unless it lists its own; on AFX ONTAP places it (none)."""
+    svm_aggregates = {svm["name"]: [a for a in m.as_list(svm.get("aggregates")) if isinstance(a, str)] for svm in m.svms(model)}
+    placed_by_ontap = m.ontap_disaggregated(model)
+    result = []
+    for entry in m.as_list(model.get("datasets")):
+        entry = m.as_dict(entry)
+        name, svm = m.as_str(entry.get("name")), m.as_str(entry.get("svm"))
+        if not name or not svm:
+            continue
+        style = m.as_str(entry.get("style")) or "flexgroup"
+        aggregates = [] if placed_by_ontap else (
+            [a for a in m.as_list(entry.get("aggregates")) if isinstance(a, str)] or svm_aggregates.get(svm, []))
+        per_aggregate = m.as_int(entry.get("constituents_per_aggregate")) if style == "flexgroup" and not placed_by_ontap else None
+        versions = m.as_dict(entry.get("versions"))
+        schedules = [{"schedule": m.as_str(s.get("schedule")), "count": m.as_int(s.get("count")) or 0,
+                      "snapmirror_label": m.as_str(s.get("snapmirror_label"))}
+                     for s in map(m.as_dict, m.as_list(versions.get("schedules")))]
+        snapmirror = m.as_dict(m.as_dict(entry.get("protection")).get("snapmirror"))
+        result.append({
+            "name": name, "svm": svm, "style": style,
+            "size": m.as_str(entry.get("size")), "size_bytes": m.size_bytes(entry.get("size")),
+            "max_size_bytes": m.size_bytes(entry.get("max_size")),
+            "aggregates": aggregates, "constituents_per_aggregate": per_aggregate,
+            "constituents": len(aggregates) * per_aggregate if per_aggregate else (1 if style == "flexvol" else None),
+            "junction_path": m.as_str(entry.get("junction_path")) or f"{DEFAULT_JUNCTION_ROOT}/{name}",
+            "snapshot_policy": snapshot_policy_name(name) if schedules else None,
+            "schedules": schedules,
+            "retained_versions": sum(s["count"] for s in schedules),
+            "reserve_percent": m.as_int(versions.get("reserve_percent")),
+            "owner": {key: m.as_dict(entry.get("owner")).get(key) for key in ("uid", "gid", "mode")},
+            "namespaces": [{"name": m.as_str(n.get("name")), "access": m.as_str(n.get("access")) or "read_only"}
+                           for n in map(m.as_dict, m.as_list(entry.get("namespaces"))) if m.as_str(n.get("name"))],
+            "snapmirror": ({"cluster": m.as_str(snapmirror.get("cluster")), "svm": m.as_str(snapmirror.get("svm")),
+                            "policy": m.as_str(snapmirror.get("policy")) or DEFAULT_SNAPMIRROR_POLICY,
+                            "schedule": m.as_str(snapmirror.get("schedule"))} if snapmirror else None),
+            "caches": [{"cluster": m.as_str(c.get("cluster")) or local_cluster(model), "svm": m.as_str(c.get("svm")),
+                        "size_bytes": m.size_bytes(c.get("size")),
+                        "prepopulate": [p for p in m.as_list(c.get("prepopulate")) if isinstance(p, str)]}
+                       for c in map(m.as_dict, m.as_list(entry.get("caches")))],
+        })
+    return result
+
+
+def by_name(model: dict) -> dict[str, dict[str, Any]]:
+    return {dataset["name"]: dataset for dataset in datasets(model)}

@@ -1,0 +1,169 @@
+"""Rules of the data sets layer: names and references, sizes, versions, copies and consumers.
+
+Each names the data set's file and line. Free space on the aggregates is the cluster's to say:
+the layer reads it before it creates a volume; here a size is held against what the model knows
+(the FlexGroup constituent minimum, the growth limit).
+"""
+from __future__ import annotations
+
+import re
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute.rules import normalised_path_problem
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import model as datasets_model
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_ontap.rules import MIN_CONSTITUENT_BYTES
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
+
+# A namespace name is an RFC 1123 label (Kubernetes' DNS-1123 label): what kubectl accepts.
+DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+
+
+def _entries(ctx: Context) -> list[tuple[int, dict, dict]]:
+    """(index in datasets:, the entry as written, the entry as the layer sees it)."""
+    derived = datasets_model.by_name(ctx.model)
+    found = []
+    for index, entry in enumerate(m.as_list(ctx.model.get("datasets"))):
+        name = m.as_str(m.as_dict(entry).get("name"))
+        if name in derived:
+            found.append((index, m.as_dict(entry), derived[name]))
+    return found
+
+
+def dataset_references(ctx: Context) -> None:
+    """A data set names a declared SVM and its aggregates, and takes a name and a junction path no
+    other volume of its SVM has."""
+    svms = {svm["name"]: svm for svm in ctx.svms}
+    seen: dict[tuple, int] = {}
+    entries = _entries(ctx)
+    for index, entry, dataset in entries:
+        path = ("datasets", index)
+        svm = svms.get(dataset["svm"])
+        if svm is None:
+            ctx.error("dangling-reference", path + ("svm",), f"data set {dataset['name']}: SVM {dataset['svm']} is not declared",
+                      f"use one of {', '.join(sorted(svms)) or '(none: declare one under ontap.svms)'}")
+            continue
+        key = (dataset["svm"], dataset["name"])
+        if key in seen:
+            ctx.error("dataset", path + ("name",), f"data set {dataset['name']} is declared twice in SVM {dataset['svm']}")
+        seen.setdefault(key, index)
+        volumes = {m.as_str(m.as_dict(fg).get("name")): m.as_str(m.as_dict(fg).get("junction_path"))
+                   for fg in m.as_list(svm.get("flexgroups"))}
+        if dataset["name"] in volumes:
+            ctx.error("dataset", path + ("name",), f"data set {dataset['name']} has the name of a FlexGroup of SVM {dataset['svm']}",
+                      "give the data set a name of its own: it is its volume's name")
+        junction = dataset["junction_path"]
+        problem = normalised_path_problem(junction)
+        if problem:
+            ctx.error("dataset", path + ("junction_path",), f"data set {dataset['name']}: junction path {junction} {problem}")
+        others = [name for name, other in volumes.items() if other == junction]
+        others += [d["name"] for _i, _e, d in entries if d is not dataset and d["svm"] == dataset["svm"]
+                   and d["junction_path"] == junction]
+        if others:
+            ctx.error("dataset", path + ("junction_path",),
+                      f"data set {dataset['name']}: junction path {junction} is also {', '.join(sorted(set(others)))}'s",
+                      "give each volume its own junction path")
+        assigned = [a for a in m.as_list(svm.get("aggregates")) if isinstance(a, str)]
+        for aggr_index, aggregate in enumerate(m.as_list(entry.get("aggregates"))):
+            if aggregate not in ctx.aggregates:
+                ctx.error("dangling-reference", path + ("aggregates", aggr_index), f"aggregate {aggregate} is not declared on any node",
+                          f"use one of {', '.join(sorted(a for a in ctx.aggregates if a))}")
+            elif aggregate not in assigned:
+                ctx.error("dataset", path + ("aggregates", aggr_index), f"aggregate {aggregate} is not assigned to SVM {dataset['svm']}",
+                          "add it to the SVM's aggregates")
+
+
+def dataset_sizes(ctx: Context) -> None:
+    """A FlexGroup's constituents each hold at least 100 GB, and growth never shrinks the volume."""
+    for index, entry, dataset in _entries(ctx):
+        path = ("datasets", index)
+        size = dataset["size_bytes"]
+        if size is None:
+            continue
+        if dataset["max_size_bytes"] is not None and dataset["max_size_bytes"] < size:
+            ctx.error("dataset-size", path + ("max_size",),
+                      f"data set {dataset['name']}: max_size {entry.get('max_size')} is below its size {entry.get('size')}",
+                      "max_size is how far ONTAP may grow the volume: at least its size")
+        constituents = dataset["constituents"]
+        if dataset["style"] == "flexgroup" and constituents and size / constituents < MIN_CONSTITUENT_BYTES:
+            ctx.error("dataset-size", path + ("size",),
+                      f"data set {dataset['name']}: {entry.get('size')} over {constituents} constituents is "
+                      f"{size / constituents / 1024 ** 3:.1f} GB each, below the 100 GB a FlexGroup constituent needs",
+                      f"grow it to at least {constituents * 100}GB, use fewer constituents, or make it style: flexvol")
+
+
+def dataset_versions(ctx: Context) -> None:
+    """Versions keep at least one Snapshot copy; a data set without versions is a warning, since a
+    training run can then be traced to no version of its data."""
+    for index, entry, dataset in _entries(ctx):
+        path = ("datasets", index)
+        if "versions" not in entry:
+            ctx.warning("dataset-versions", path, f"data set {dataset['name']} keeps no versions",
+                        "declare versions.schedules (for example hourly: 24, daily: 7) to trace training runs to a Snapshot copy")
+        elif dataset["retained_versions"] < 1:
+            ctx.error("dataset-versions", path + ("versions", "schedules"),
+                      f"data set {dataset['name']}: its schedules keep no version (every count is 0)",
+                      "keep at least one copy on one schedule, or drop versions")
+
+
+def dataset_copies(ctx: Context) -> None:
+    """A SnapMirror copy and each cache are on a declared peer (and one of its SVMs) or on this
+    cluster; a cache is never on its origin's own SVM."""
+    peers = datasets_model.peers(ctx.model)
+    local = datasets_model.local_cluster(ctx.model)
+    svms = {svm["name"] for svm in ctx.svms}
+
+    def where(path: tuple, what: str, cluster: str | None, svm: str | None) -> None:
+        if cluster in (None, local):
+            if svm not in svms:
+                ctx.error("dangling-reference", path + ("svm",), f"{what}: SVM {svm} is not declared on this cluster",
+                          f"use one of {', '.join(sorted(svms))}, or name a peer cluster")
+        elif cluster not in peers:
+            ctx.error("dataset-peer", path + ("cluster",), f"{what}: cluster {cluster} is not a declared peer",
+                      f"declare it under ontap.peers (name, intercluster addresses, SVMs){' or use ' + ', '.join(sorted(peers)) if peers else ''}")
+        elif svm not in peers[cluster]["svms"]:
+            ctx.error("dataset-peer", path + ("svm",), f"{what}: SVM {svm} is not among peer {cluster}'s SVMs",
+                      f"use one of {', '.join(peers[cluster]['svms'])}, or add it to the peer's svms")
+
+    for index, _entry, dataset in _entries(ctx):
+        path = ("datasets", index)
+        if dataset["snapmirror"]:
+            copy = dataset["snapmirror"]
+            if copy["cluster"] == local:
+                ctx.error("dataset-peer", path + ("protection", "snapmirror", "cluster"),
+                          f"data set {dataset['name']}: its SnapMirror copy is on its own cluster {local}",
+                          "protect a data set on a peer cluster, off this one")
+            else:
+                where(path + ("protection", "snapmirror"), f"data set {dataset['name']}'s SnapMirror copy", copy["cluster"], copy["svm"])
+        for cache_index, cache in enumerate(dataset["caches"]):
+            cache_path = path + ("caches", cache_index)
+            if cache["cluster"] == local and cache["svm"] == dataset["svm"]:
+                ctx.error("dataset-cache", cache_path + ("svm",),
+                          f"data set {dataset['name']}: a cache on its own SVM {dataset['svm']} serves nothing the origin does not",
+                          "put the cache on another SVM, or on a peer cluster near the compute")
+                continue
+            where(cache_path, f"data set {dataset['name']}'s cache", cache["cluster"], cache["svm"])
+
+
+def dataset_consumers(ctx: Context) -> None:
+    """Namespaces are DNS-1123 labels, each once; a data set no namespace uses is a warning."""
+    for index, entry, dataset in _entries(ctx):
+        path = ("datasets", index)
+        names: set[str] = set()
+        for ns_index, namespace in enumerate(m.as_list(entry.get("namespaces"))):
+            name = m.as_str(m.as_dict(namespace).get("name"))
+            if name is None:
+                continue
+            if not DNS_1123_LABEL.match(name):
+                ctx.error("dataset-namespace", path + ("namespaces", ns_index, "name"),
+                          f"data set {dataset['name']}: namespace {name!r} is not a DNS-1123 label",
+                          "use lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63")
+            if name in names:
+                ctx.error("dataset-namespace", path + ("namespaces", ns_index, "name"),
+                          f"data set {dataset['name']}: namespace {name} is listed twice")
+            names.add(name)
+        if not names:
+            ctx.warning("dataset-unused", path, f"data set {dataset['name']} is used by no one: no namespace gets it",
+                        "list the namespaces that train on it under namespaces")
+
+
+RULES = (dataset_references, dataset_sizes, dataset_versions, dataset_copies, dataset_consumers)

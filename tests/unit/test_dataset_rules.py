@@ -1,0 +1,111 @@
+"""Data sets in the site model: the schema takes them, the layer derives them, and its rules refuse
+what cannot work, each naming the file and line. Cases edit the lab pod's model in memory; one
+writes a datasets.yml into a copy of the sample inventory to check the location."""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import shutil
+
+import pytest
+from project_paths import LAB, LAB_VAULT_PASSWORD, REPO, make_decryptor
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import model as datasets_model
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import check_model, validate_site
+
+SITE = load_site(str(LAB), decrypt=make_decryptor(LAB_VAULT_PASSWORD))
+PEER = {"name": "dr-ontap", "addresses": ["192.0.2.10"], "svms": ["dr-data"]}
+
+
+def dataset(**overrides) -> dict:
+    entry = {"name": "imagenet", "svm": "lab-data", "size": "2TB", "max_size": "4TB",
+             "versions": {"schedules": [{"schedule": "hourly", "count": 24}, {"schedule": "daily", "count": 7}],
+                          "reserve_percent": 5},
+             "owner": {"uid": 1000, "gid": 1000, "mode": "0775"},
+             "namespaces": [{"name": "team-vision", "access": "read_only"}],
+             "protection": {"snapmirror": {"cluster": "dr-ontap", "svm": "dr-data", "schedule": "hourly"}},
+             "caches": [{"cluster": "dr-ontap", "svm": "dr-data", "size": "500GB", "prepopulate": ["/train"]}]}
+    entry.update(overrides)
+    return entry
+
+
+def with_datasets(*entries: dict, peers: list | None = None) -> dict:
+    model = copy.deepcopy(SITE.model)
+    model["datasets"] = list(entries)
+    model["ontap"]["peers"] = [PEER] if peers is None else peers
+    return model
+
+
+def findings(model: dict, severity: str = "error") -> list[tuple[str, str, str]]:
+    site = dataclasses.replace(SITE, model=model, findings=[])
+    return [(f.rule, f.key_path(), f.message) for f in check_model(site, check_files=False) if f.severity == severity]
+
+
+def rules_of(model: dict, severity: str = "error") -> set[str]:
+    return {rule for rule, _key, _message in findings(model, severity)}
+
+
+def test_a_complete_data_set_is_valid_and_derived_with_its_defaults():
+    model = with_datasets(dataset())
+    assert findings(model) == [] and findings(model, "warning") == []
+    derived = datasets_model.datasets(model)[0]
+    assert derived["junction_path"] == "/datasets/imagenet" and derived["style"] == "flexgroup"
+    assert derived["aggregates"] == ["lab_ontap_01_ssd_1", "lab_ontap_02_ssd_1"]
+    assert derived["snapshot_policy"] == "dataset_imagenet" and derived["retained_versions"] == 31
+    assert derived["snapmirror"]["policy"] == "MirrorAllSnapshots"
+    assert derived["namespaces"] == [{"name": "team-vision", "access": "read_only"}]
+
+
+@pytest.mark.parametrize(("entry", "peers", "rule", "key_end"), [
+    (dataset(svm="nowhere"), None, "dangling-reference", "svm"),
+    (dataset(name="data"), None, "dataset", "name"),  # the lab's FlexGroup data
+    (dataset(junction_path="/data"), None, "dataset", "junction_path"),
+    (dataset(junction_path="/datasets/x/"), None, "dataset", "junction_path"),
+    (dataset(aggregates=["nope"]), None, "dangling-reference", "aggregates[0]"),
+    (dataset(max_size="1TB"), None, "dataset-size", "max_size"),
+    (dataset(size="200GB", constituents_per_aggregate=4), None, "dataset-size", "size"),
+    (dataset(versions={"schedules": [{"schedule": "hourly", "count": 0}]}), None, "dataset-versions", "schedules"),
+    (dataset(caches=[{"svm": "lab-data", "size": "1TB"}]), None, "dataset-cache", "svm"),
+    (dataset(), [], "dataset-peer", "cluster"),
+    (dataset(protection={"snapmirror": {"cluster": "dr-ontap", "svm": "elsewhere"}}), None, "dataset-peer", "svm"),
+    (dataset(protection={"snapmirror": {"cluster": "lab-ontap", "svm": "lab-data"}}), None, "dataset-peer", "cluster"),
+    (dataset(namespaces=[{"name": "Team_Vision"}]), None, "dataset-namespace", "name"),
+    (dataset(namespaces=[{"name": "a"}, {"name": "a"}]), None, "dataset-namespace", "name"),
+])
+def test_a_data_set_that_cannot_work_is_refused(entry, peers, rule, key_end):
+    found = [(r, key) for r, key, _message in findings(with_datasets(entry, peers=peers)) if r == rule]
+    assert found and any(key.endswith(key_end) for _r, key in found), findings(with_datasets(entry, peers=peers))
+
+
+def test_a_cache_on_another_svm_of_this_cluster_is_taken():
+    model = with_datasets(dataset(caches=[{"svm": "lab-other", "size": "1TB"}]))
+    model["ontap"]["svms"].append({**copy.deepcopy(model["ontap"]["svms"][0]), "name": "lab-other"})
+    assert "dataset-cache" not in rules_of(model)
+
+
+def test_a_data_set_no_one_uses_or_that_keeps_no_versions_is_a_warning():
+    entry = dataset(namespaces=[])
+    entry.pop("versions")
+    assert rules_of(with_datasets(entry), "warning") == {"dataset-unused", "dataset-versions"}
+    assert rules_of(with_datasets(entry)) == set()
+
+
+def test_the_schema_refuses_a_key_a_data_set_does_not_have():
+    assert findings(with_datasets(dataset(colour="blue"))) == [("schema", "datasets[0].colour", "unknown key 'colour'")]
+
+
+def test_a_refusal_names_the_file_and_line_of_the_data_set(tmp_path):
+    inventory = tmp_path / "sample"
+    shutil.copytree(REPO / "inventories" / "sample", inventory)
+    (inventory / "group_vars" / "all" / "datasets.yml").write_text(
+        "datasets:\n"
+        "  - name: imagenet\n"
+        "    svm: aipod-data\n"
+        "    size: 2TB\n"
+        "    namespaces:\n"
+        "      - name: Team_Vision\n")
+    report = validate_site(str(inventory), check_files=False)
+    namespace = [f for f in report.errors if f.rule == "dataset-namespace"]
+    assert namespace, report.text()
+    assert namespace[0].location.file.endswith("datasets.yml") and namespace[0].location.line == 6, namespace[0]
