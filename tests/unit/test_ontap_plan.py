@@ -18,7 +18,7 @@ from ontap_lab_client import ADMIN_PASSWORD, LAB_MODEL, REPO, Client, fresh_api
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_ontap import plan as ontap_plan
 
 GOLDEN = REPO / "tests" / "golden" / "ontap_lab_converged.json"
-# What each role reads: (API, fields, extra query), as in roles/ontap_*/tasks/plan.yml.
+# What each role reads: (API, fields, extra query), as in roles/ontap_*/tasks/compare.yml.
 READS = {
     "network": [("network/ethernet/ports", "*", {}), ("network/ethernet/broadcast-domains", "*", {}), ("network/ipspaces", "*", {})],
     "svms": [("svm/svms", "*", {}), ("protocols/nfs/services", "*", {}), ("storage/snapshot-policies", "*", {})],

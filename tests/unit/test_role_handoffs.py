@@ -220,7 +220,7 @@ def test_declared_outputs_own_internal_and_registered_variables_pass(roles_dir):
 - name: Plan
   ansible.builtin.include_role:
     name: ontap_ai.pod.ontap_svm
-    tasks_from: plan
+    tasks_from: compare
 - name: Probe
   ansible.builtin.command: "true"
   changed_when: false
