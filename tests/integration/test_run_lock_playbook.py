@@ -57,9 +57,11 @@ def wait_for_holder(site, process, seconds=60):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         holder = run_lock.read_holder(site["lock"].record_path)
-        # The keeper holds the lock; the worker of the task after it is forked a moment later.
+        # The keeper holds the lock; the worker of the task after it is forked a moment later, and
+        # the keeper notes it within a second.
         if (holder and holder.pid == process.pid and run_lock.processes_holding(site["lock"].path)
-                and run_lock.processes_of_run(holder)):
+                and run_lock.children_of(process.pid)):
+            time.sleep(1.5)
             return holder
         time.sleep(0.2)
     raise AssertionError("the first run never took the lock")
@@ -90,8 +92,10 @@ def test_a_second_run_is_refused_then_survivors_are_named_then_the_site_is_taken
         # Kill the run's process group, as a cancelled job is: its worker (setsid) lives on.
         os.killpg(first.pid, signal.SIGKILL)
         first.wait()
-        survivors = run_lock.processes_of_run(run_lock.read_holder(site["lock"].record_path))
-        assert survivors, "the worker was expected to survive the kill"
+        deadline = time.monotonic() + 10
+        while not (survivors := run_lock.processes_of_run(run_lock.read_holder(site["lock"].record_path))):
+            assert time.monotonic() < deadline, "the worker was expected to survive the kill, and the keeper to note it"
+            time.sleep(0.2)
         rc, output = finish(start(site, "-e", "hold_seconds=0", AIPOD_RUN_LOCK_WAIT="3"))
         assert rc == 2, output
         killed = re.search(r"\(kill ([\d ]+)\)", " ".join(output.split()))

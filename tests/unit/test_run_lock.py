@@ -275,36 +275,62 @@ RUN_WITH_A_WORKER = textwrap.dedent("""
 """)
 
 
-def test_the_processes_a_killed_run_left_are_found_by_its_command_line_and_sessions():
+def test_the_workers_a_killed_run_left_are_found_with_what_runs_in_their_sessions():
     run = subprocess.Popen([sys.executable, "-c", RUN_WITH_A_WORKER], stdout=subprocess.PIPE, text=True)
+    again = None
     try:
         assert run.stdout.readline().strip() == "ready"
         time.sleep(0.3)
         holder = run_lock.this_run("site.yml", run_lock.command_line(run.pid), pid=run.pid)
+        holder.left = [[pid, ticks] for pid, ticks in run_lock.children_of(run.pid).items()]  # as the keeper notes them
         run.kill()
         run.wait()
-        ended = run_lock.ticks_now() + 1
-        time.sleep(0.05)
-        # The same command again, started after the run ended: another run, not one of its processes.
+        # The same command again at once, as a test or a retry does: another run, not one of its processes.
         again = subprocess.Popen([sys.executable, "-c", RUN_WITH_A_WORKER], stdout=subprocess.PIPE, text=True)
         assert again.stdout.readline().strip() == "ready"
-        left = run_lock.processes_of_run(holder, started_before=ended)
+        left = run_lock.processes_of_run(holder)
         commands = [process.command for process in left]
         assert len(left) == 2 and any(command.startswith("sleep") for command in commands), commands
-        assert again.pid not in {process.pid for process in left}
-        assert again.pid in {process.pid for process in run_lock.processes_of_run(holder)}
+        assert not {again.pid, *run_lock.children_of(again.pid)} & {process.pid for process in left}
     finally:
         for process in run_lock.processes_of_run(holder):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(process.pid, signal.SIGKILL)
+        if again is not None:
+            for pid in [*run_lock.children_of(again.pid), again.pid]:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+
+
+def test_the_next_run_with_the_same_command_is_not_held_up_by_the_last_one(tmp_path):
+    """CI's race: a finished run, then the same command at once. The keeper of the first must
+    let go as soon as its run has ended."""
+    first = subprocess.Popen(["sleep", "1"])
+    request = {"lock_dir": str(tmp_path), "site": "pod-a", "pid": first.pid, "playbook": "site.yml", "wait_seconds": 0}
+    keeper = start_keeper(request)
+    try:
+        assert json.loads(keeper.stdout.readline())["outcome"]["taken"]
+        first.wait()
+        second = subprocess.Popen(["sleep", "1"])
+        started = time.monotonic()
+        lock = run_lock.RunLock(str(tmp_path), "pod-a")
+        outcome = lock.take(run_lock.this_run("site.yml", ["sleep", "1"], pid=second.pid), wait_seconds=10)
+        assert outcome.taken and time.monotonic() - started < 5, outcome
+        second.wait()
+    finally:
+        keeper.kill()
+
+
+def start_keeper(request: dict) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", f"ansible_collections.ontap_ai.pod.plugins.plugin_utils.{run_lock.KEEPER_MODULE}",
+                             json.dumps(request)], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
 
 
 def test_the_keeper_holds_the_lock_for_the_run_until_it_ends(tmp_path):
     run = subprocess.Popen(["sleep", "30"])
     request = {"lock_dir": str(tmp_path), "site": "pod-a", "pid": run.pid, "playbook": "site.yml", "wait_seconds": 0}
-    keeper = subprocess.Popen([sys.executable, "-m", f"ansible_collections.ontap_ai.pod.plugins.plugin_utils.{run_lock.KEEPER_MODULE}",
-                               json.dumps(request)], stdout=subprocess.PIPE, text=True,
-                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    keeper = start_keeper(request)
     try:
         answer = json.loads(keeper.stdout.readline())["outcome"]
         assert answer["taken"], answer

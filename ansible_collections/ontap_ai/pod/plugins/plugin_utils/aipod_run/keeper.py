@@ -9,8 +9,10 @@ does not end it:
 The request names the lock directory, the site, the run's main process id, its playbook and how
 long to wait for what a stopped run left. The keeper writes one JSON line per event to its standard
 output - ``{"progress": text}`` while it waits, then ``{"outcome": {...}}`` - and closes it. When the
-lock is taken it stays, holding it, until the main process has ended (pidfd, no polling) and no
-process of the run is left (checked every second). It imports nothing from Ansible.
+lock is taken it stays, holding it, until the main process has ended (pidfd) and no
+process of the run is left. While the main process lives, the keeper notes its children (Ansible's
+workers) every second; once it is gone, those still there, and what runs in their sessions, are
+what the run left. It imports nothing from Ansible.
 """
 from __future__ import annotations
 
@@ -40,30 +42,36 @@ def outcome_message(outcome: run_lock.Outcome) -> dict:
             "nested_in": outcome.nested_in.describe() if outcome.nested_in else ""}
 
 
-def wait_for_exit(pid: int, ticks: int) -> None:
-    """Return once the process ``pid`` (started at ``ticks``) has ended."""
+def watch_until_exit(pid: int, ticks: int) -> dict[int, int]:
+    """Wait for the process ``pid`` (started at ``ticks``) to end, noting its children every second:
+    {pid: start ticks} of each child seen, the run's workers."""
+    seen: dict[int, int] = {}
     try:
         descriptor = os.pidfd_open(pid)
     except OSError:
         descriptor = None
-    if descriptor is not None:
-        try:
-            # A pidfd becomes readable when the process ends: no polling while the run lives.
-            if run_lock.start_ticks(pid) == ticks:
-                select.select([descriptor], [], [])
-            return
-        finally:
+    try:
+        while run_lock.start_ticks(pid) == ticks:
+            seen.update(run_lock.children_of(pid))
+            if descriptor is not None:
+                # A pidfd becomes readable when the process ends.
+                select.select([descriptor], [], [], LEFTOVER_POLL_SECONDS)
+            else:
+                time.sleep(LEFTOVER_POLL_SECONDS)
+    finally:
+        if descriptor is not None:
             os.close(descriptor)
-    while run_lock.start_ticks(pid) == ticks:
-        time.sleep(LEFTOVER_POLL_SECONDS)
+    return seen
 
 
 def keep(lock: run_lock.RunLock, holder: run_lock.Holder) -> None:
     """Hold the lock until the run's main process and whatever it left have ended."""
-    wait_for_exit(holder.pid, holder.start_ticks)
-    # A run started from now on with the same command line is another run, not one of this one's.
-    ended = run_lock.ticks_now() + 1
-    while run_lock.processes_of_run(holder, started_before=ended) or run_lock.orphaned_connections(holder.pid):
+    workers = watch_until_exit(holder.pid, holder.start_ticks)
+    left = {pid: ticks for pid, ticks in workers.items() if run_lock.start_ticks(pid) == ticks}
+    if left:
+        lock.record_left(left)
+        holder = lock.holder or holder
+    while run_lock.processes_of_run(holder) or run_lock.orphaned_connections(holder.pid):
         time.sleep(LEFTOVER_POLL_SECONDS)
 
 

@@ -5,8 +5,9 @@ whole life. The run's first changing playbook task (the ``run_lock`` action) sta
 process (``aipod_run.keeper``) that takes the lock for the run's main process and holds it until
 that process has ended and no process of the run is left: Ansible's workers call setsid, so killing
 the run's process group misses them, and a worker running DeepOps goes on for minutes. The keeper
-finds them by the run's command line (a forked worker keeps its parent's) and their sessions. The
-kernel drops the lock with the keeper, so a killed run never leaves a lock that blocks the next one.
+notes the main process's children (the workers) while it lives; those still there once it is gone,
+and what runs in their sessions, are what the run left. The kernel drops the lock with the keeper,
+so a killed run never leaves a lock that blocks the next one.
 
 Who holds the lock is written beside it, in ``<site>.run.json`` (replaced atomically), with the
 run's end once it reaches it: a record without an end, whose lock is free, is a run that was
@@ -20,7 +21,6 @@ import datetime
 import errno
 import fcntl
 import getpass
-import hashlib
 import json
 import os
 import re
@@ -54,9 +54,9 @@ class Holder:
     # resolution, which every later run carries in `owes` until a run resolves it.
     may_arm: bool = False
     owes: str = ""
-    # sha256 of the main process's /proc/<pid>/cmdline: its forked workers keep the same command
-    # line, which is how the processes a killed run left are found.
-    cmdline_digest: str = ""
+    # [pid, start ticks] of the processes the run's main process had started (its workers), as the
+    # keeper saw them; once the main process is gone, those still there are what the run left.
+    left: list = field(default_factory=list)
 
     def describe(self, now: float | None = None) -> str:
         """'site.yml by alice@ctl01 (pid 4242, AWX job 17), started 2026-11-25 10:02:11 UTC, 3 min ago'"""
@@ -285,15 +285,6 @@ def orphaned_connections(dead_pid: int) -> list[Process]:
     return found
 
 
-def cmdline_digest(pid: int) -> str:
-    """sha256 of a process's command line as the kernel has it ('' when it is gone)."""
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest()
-    except OSError:
-        return ""
-
-
 def _stat(pid: int) -> tuple[int, int] | None:
     """(session id, start ticks) of a process, None when it is gone."""
     try:
@@ -304,37 +295,47 @@ def _stat(pid: int) -> tuple[int, int] | None:
         return None
 
 
-def ticks_now() -> int:
-    """Clock ticks since boot, the unit of a process's start time in /proc/<pid>/stat."""
+def children_of(pid: int) -> dict[int, int]:
+    """The children of a process, {pid: start ticks}, from /proc/<pid>/task/*/children."""
+    found: dict[int, int] = {}
     try:
-        with open("/proc/uptime", encoding="ascii") as handle:
-            return int(float(handle.read().split()[0]) * os.sysconf("SC_CLK_TCK"))
-    except (OSError, ValueError, IndexError):
-        return 0
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/children", encoding="ascii") as handle:
+                children = [int(child) for child in handle.read().split()]
+        except (OSError, ValueError):
+            continue
+        for child in children:
+            ticks = start_ticks(child)
+            if ticks:
+                found[child] = ticks
+    return found
 
 
-def processes_of_run(holder: Holder, started_before: int = 0) -> list[Process]:
-    """Processes a run started that are still there, its main process left out.
-
-    Ansible forks its workers from the main process, so they keep its command line, and each calls
-    setsid: what a worker runs (a module, a child ansible-playbook) is in the worker's session.
-    ``started_before`` (clock ticks since boot) leaves out a later run with the same command line:
-    one started after the run's main process ended.
-    """
-    if not holder.cmdline_digest or holder.boot_id != boot_id():
+def processes_of_run(holder: Holder) -> list[Process]:
+    """The processes of a run whose main process is gone: the workers it left (holder.left, each
+    still the process the keeper saw) and what runs in their sessions. Ansible's workers call
+    setsid, so a module or a child ansible-playbook a worker started is in the worker's session."""
+    if holder.boot_id != boot_id():
         return []
-    stats = {pid: stat for pid in _pids() if pid not in (holder.pid, os.getpid()) and (stat := _stat(pid))}
-    workers = {pid for pid, (_session, ticks) in stats.items()
-               if holder.start_ticks <= ticks and (not started_before or ticks < started_before)
-               and cmdline_digest(pid) == holder.cmdline_digest}
-    return [Process(pid, _short(command_line(pid))) for pid, (session, ticks) in sorted(stats.items())
-            if pid in workers or (session in workers and ticks >= holder.start_ticks)]
+    workers = {pid for pid, ticks in (tuple(pair) for pair in holder.left if len(pair) == 2) if start_ticks(pid) == ticks}
+    if not workers:
+        return []
+    found = []
+    for pid in _pids():
+        stat = _stat(pid) if pid != os.getpid() else None
+        if stat and (pid in workers or (stat[0] in workers and stat[1] >= holder.start_ticks)):
+            found.append(Process(pid, _short(command_line(pid))))
+    return found
 
 
-def left_by(holder: Holder, lock_path: str, started_before: int = 0) -> list[Process]:
+def left_by(holder: Holder, lock_path: str) -> list[Process]:
     """What a stopped run left: its processes, anything else holding the lock file but the keeper
     that holds it for them, and its persistent connections."""
-    found = {process.pid: process for process in processes_of_run(holder, started_before)}
+    found = {process.pid: process for process in processes_of_run(holder)}
     for process in processes_holding(lock_path):
         if KEEPER_MODULE not in process.command:
             found.setdefault(process.pid, process)
@@ -445,7 +446,7 @@ class RunLock:
                                    "Wait for it to finish, or stop it; the lock goes with it "
                                    f"({self.path}).")
                 return outcome
-            survivors = left_by(holder, self.path, started_before=me.start_ticks)
+            survivors = left_by(holder, self.path)
             waited = time.monotonic() - started
             if waited >= wait_seconds:
                 names = ", ".join(str(process) for process in survivors) or "none found on this control node"
@@ -513,11 +514,26 @@ class RunLock:
         self._holder.outcome = outcome
         write_holder(self.record_path, self._holder)
 
+    @property
+    def holder(self) -> Holder | None:
+        """The record of the run this lock is held for (None until taken or adopted)."""
+        return self._holder
+
     def release(self) -> None:
         """Drop the lock now (a keeper's exit does the same)."""
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+    def record_left(self, processes: dict[int, int]) -> None:
+        """Record the workers the run's main process left ({pid: start ticks}) for the next run to name."""
+        if self._holder is None:
+            return
+        current = read_holder(self.record_path)
+        if current is not None:  # a step of the run (may_arm, finished) may have written it since
+            current.left = [[pid, ticks] for pid, ticks in sorted(processes.items())]
+            self._holder = current
+            write_holder(self.record_path, current)
 
     def adopt(self, pid: int) -> bool:
         """Take up the record of the run whose main process is ``pid``, for a step of that run that
@@ -541,5 +557,4 @@ def this_run(playbook: str, argv: list[str], environ: dict | None = None, pid: i
         user = str(os.getuid())
     return Holder(pid=pid, user=user, host=socket.gethostname(), playbook=playbook, started=time.time(),
                   boot_id=boot_id(), start_ticks=start_ticks(pid), command=shown_command(argv),
-                  cmdline_digest=cmdline_digest(pid),
                   awx_job=str(environ.get("JOB_ID") or environ.get("AWX_JOB_ID") or ""))
