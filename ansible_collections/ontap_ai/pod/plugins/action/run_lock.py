@@ -101,6 +101,9 @@ class ActionModule(ActionBase):
                 f"refused: the run lock of site '{lock.site}' cannot be taken in {lock.directory}: {answer['error']}. "
                 "Set AIPOD_RUN_LOCK_DIR (or the task's lock_dir) to a directory this user can write. Nothing was changed."))
             return result
+        if answer.get("keeper_failed"):
+            result.update(failed=True, msg=f"refused: the run lock of site '{lock.site}': {answer['keeper_failed']}. Nothing was changed.")
+            return result
         if answer.get("nested_in"):
             result.update(taken=False, owes="", previous_interrupted=False, nested_in=answer["nested_in"])
             display.display(f"run lock: started by {answer['nested_in']}, which holds the site's lock")
@@ -109,22 +112,29 @@ class ActionModule(ActionBase):
             result.update(failed=True, msg=f"refused: {answer.get('refusal') or 'the run lock was not taken'}")
             return result
         result.update(taken=True, owes=answer.get("owes") or "", previous_interrupted=bool(answer.get("previous_interrupted")))
-        if answer.get("previous_interrupted") or answer.get("owes"):
+        if answer.get("owes"):
+            result["warnings"] = [
+                f"the run {answer['owes']} may have left a storage-network rollback armed on site '{lock.site}', and no run "
+                "has resolved it since. This run's compute layer resolves it before it changes anything "
+                "(docs/interrupted-runs.md)."]
+        elif answer.get("previous_interrupted"):
             result["warnings"] = [
                 f"the previous run on site '{lock.site}', {answer.get('previous_described')}, did not reach its end "
-                "(stopped, or failed before its last play). This run resolves what it may have left armed before it "
-                "changes anything (docs/interrupted-runs.md)."]
+                "(stopped, or failed before its last play). This run resolves what it may have left before it changes "
+                "anything (docs/interrupted-runs.md)."]
         return result
 
     @staticmethod
     def _start_keeper(request: dict) -> dict:
         """Start the keeper in a session of its own and read its answer (progress lines first)."""
         environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [COLLECTIONS_ROOT, os.environ.get("PYTHONPATH")]))}
+        # -P: the working directory is not put on sys.path, so no other ansible_collections there
+        # stands in for this one.
         keeper = subprocess.Popen(  # noqa: S603 - our own module, arguments as a list
-            [sys.executable, "-m", f"ansible_collections.ontap_ai.pod.plugins.plugin_utils.{run_lock.KEEPER_MODULE}",
+            [sys.executable, "-P", "-m", f"ansible_collections.ontap_ai.pod.plugins.plugin_utils.{run_lock.KEEPER_MODULE}",
              json.dumps(request)],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=environment,
-            start_new_session=True)
+            start_new_session=True, cwd=COLLECTIONS_ROOT)
         deadline = time.monotonic() + request["wait_seconds"] + 60
         pending = b""
         try:
@@ -134,7 +144,7 @@ class ActionModule(ActionBase):
                     break
                 chunk = os.read(keeper.stdout.fileno(), 65536)
                 if not chunk:
-                    return {"error": f"the lock keeper ended without an answer (exit status {keeper.wait()})"}
+                    return {"keeper_failed": f"its keeper ({run_lock.KEEPER_MODULE}) ended without an answer, exit status {keeper.wait()}"}
                 pending += chunk
                 while b"\n" in pending:
                     line, pending = pending.split(b"\n", 1)
@@ -146,4 +156,4 @@ class ActionModule(ActionBase):
         finally:
             keeper.stdout.close()
         keeper.kill()
-        return {"error": "the lock keeper gave no answer in time"}
+        return {"keeper_failed": f"its keeper ({run_lock.KEEPER_MODULE}) gave no answer in time"}
