@@ -343,3 +343,42 @@ def test_the_keeper_holds_the_lock_for_the_run_until_it_ends(tmp_path):
     finally:
         run.kill()
         keeper.kill()
+
+
+RUN_THAT_FORKS_AS_IT_DIES = textwrap.dedent("""
+    import os, sys, time
+    read, write = os.pipe()  # as Ansible's result queue: every worker forked after it holds it
+    print("ready", flush=True)
+    sys.stdin.readline()
+    if os.fork() == 0:
+        os.setsid()
+        time.sleep(30)
+        os._exit(0)
+    os._exit(0)  # the main process ends at once: the keeper never sees the worker as its child
+""")
+
+
+def test_a_worker_forked_just_before_the_run_ended_is_still_found(tmp_path):
+    run = subprocess.Popen([sys.executable, "-c", RUN_THAT_FORKS_AS_IT_DIES], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, text=True)
+    request = {"lock_dir": str(tmp_path), "site": "pod-a", "pid": run.pid, "playbook": "site.yml", "wait_seconds": 0}
+    assert run.stdout.readline().strip() == "ready"
+    keeper = start_keeper(request)
+    holder = None
+    try:
+        assert json.loads(keeper.stdout.readline())["outcome"]["taken"]
+        time.sleep(1.5)  # the keeper has looked at the run at least once
+        run.stdin.write("go\n")
+        run.stdin.flush()
+        run.wait()
+        deadline = time.monotonic() + 10
+        while not (holder := run_lock.read_holder(str(tmp_path / "pod-a.run.json"))).left:
+            assert time.monotonic() < deadline, "the keeper recorded no worker"
+            time.sleep(0.2)
+        assert run_lock.processes_of_run(holder), holder.left
+        assert not run_lock.RunLock(str(tmp_path), "pod-a").take(me(), wait_seconds=0).taken
+    finally:
+        for process in run_lock.processes_of_run(holder) if holder else []:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGKILL)
+        keeper.kill()

@@ -11,8 +11,9 @@ long to wait for what a stopped run left. The keeper writes one JSON line per ev
 output - ``{"progress": text}`` while it waits, then ``{"outcome": {...}}`` - and closes it. When the
 lock is taken it stays, holding it, until the main process has ended (pidfd) and no
 process of the run is left. While the main process lives, the keeper notes its children (Ansible's
-workers) every second; once it is gone, those still there, and what runs in their sessions, are
-what the run left. It imports nothing from Ansible.
+workers) and the pipes it holds every second; once it is gone, the workers still there (a worker
+forked since the last look holds those pipes), and what runs in their sessions, are what the run
+left. A run that reached its end (its record says so) leaves nothing to wait for. It imports nothing from Ansible.
 """
 from __future__ import annotations
 
@@ -43,9 +44,14 @@ def outcome_message(outcome: run_lock.Outcome) -> dict:
 
 
 def watch_until_exit(pid: int, ticks: int) -> dict[int, int]:
-    """Wait for the process ``pid`` (started at ``ticks``) to end, noting its children every second:
-    {pid: start ticks} of each child seen, the run's workers."""
+    """Wait for the process ``pid`` (started at ``ticks``) to end; then {pid: start ticks} of the
+    run's workers still there. While it lives, its children are noted every second, and so are the
+    pipes it holds beyond its standard streams: a worker forked since the last look holds them."""
     seen: dict[int, int] = {}
+    pipes: set[str] = set()
+    # Pipes the run got from whatever started it are not the run's own.
+    parent = run_lock.parent_pid(pid)
+    inherited = run_lock.shared_pipes(parent) if parent else set()
     try:
         descriptor = os.pidfd_open(pid)
     except OSError:
@@ -53,6 +59,7 @@ def watch_until_exit(pid: int, ticks: int) -> dict[int, int]:
     try:
         while run_lock.start_ticks(pid) == ticks:
             seen.update(run_lock.children_of(pid))
+            pipes |= run_lock.shared_pipes(pid) - inherited
             if descriptor is not None:
                 # A pidfd becomes readable when the process ends.
                 select.select([descriptor], [], [], LEFTOVER_POLL_SECONDS)
@@ -61,16 +68,19 @@ def watch_until_exit(pid: int, ticks: int) -> dict[int, int]:
     finally:
         if descriptor is not None:
             os.close(descriptor)
-    return seen
+    alive = {child: started for child, started in seen.items() if run_lock.start_ticks(child) == started}
+    return {**alive, **run_lock.holding_any(pipes)}
 
 
 def keep(lock: run_lock.RunLock, holder: run_lock.Holder) -> None:
     """Hold the lock until the run's main process and whatever it left have ended."""
     workers = watch_until_exit(holder.pid, holder.start_ticks)
-    left = {pid: ticks for pid, ticks in workers.items() if run_lock.start_ticks(pid) == ticks}
-    if left:
-        lock.record_left(left)
-        holder = lock.holder or holder
+    record = run_lock.read_holder(lock.record_path)
+    if record is not None and record.pid == holder.pid and record.finished is not None:
+        return  # it reached its end: its workers are done, its connections idle
+    holder.left = [[pid, ticks] for pid, ticks in sorted(workers.items())]
+    if holder.left:
+        lock.record_left(dict(map(tuple, holder.left)))
     while run_lock.processes_of_run(holder) or run_lock.orphaned_connections(holder.pid):
         time.sleep(LEFTOVER_POLL_SECONDS)
 

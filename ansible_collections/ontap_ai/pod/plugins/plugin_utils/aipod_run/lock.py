@@ -137,8 +137,8 @@ def boot_id() -> str:
 
 
 def start_ticks(pid: int) -> int:
-    """The process's start time in clock ticks since boot (0 when it does not exist): with the boot
-    id it tells a live holder from a recycled pid."""
+    """The process's start time in clock ticks since boot (0 when it does not exist, or has ended
+    and waits for its parent to reap it): with the boot id it tells a live holder from a recycled pid."""
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
             stat = handle.read()
@@ -146,6 +146,8 @@ def start_ticks(pid: int) -> int:
         return 0
     # The command name (field 2) is in parentheses and may hold spaces: fields resume after the last ')'.
     fields = stat[stat.rfind(")") + 2:].split()
+    if not fields or fields[0] in ("Z", "X"):
+        return 0
     return int(fields[19]) if len(fields) > 19 else 0
 
 
@@ -315,6 +317,50 @@ def children_of(pid: int) -> dict[int, int]:
     return found
 
 
+def shared_pipes(pid: int) -> set[str]:
+    """The pipes and sockets a process has open beyond its standard streams ('pipe:[inode]'): a
+    process forked from it holds them too, such as the queue an Ansible worker reports through."""
+    found = set()
+    try:
+        descriptors = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return found
+    for descriptor in descriptors:
+        if not descriptor.isdigit() or int(descriptor) < 3:
+            continue
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{descriptor}")
+        except OSError:
+            continue
+        if target.startswith(("pipe:", "socket:")):
+            found.add(target)
+    return found
+
+
+def holding_any(targets: set[str]) -> dict[int, int]:
+    """Processes that hold one of these pipes or sockets, {pid: start ticks} (this process left out)."""
+    found: dict[int, int] = {}
+    if not targets:
+        return found
+    for pid in _pids():
+        if pid == os.getpid():
+            continue
+        try:
+            descriptors = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for descriptor in descriptors:
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{descriptor}") in targets:
+                    ticks = start_ticks(pid)
+                    if ticks:
+                        found[pid] = ticks
+                    break
+            except OSError:
+                continue
+    return found
+
+
 def processes_of_run(holder: Holder) -> list[Process]:
     """The processes of a run whose main process is gone: the workers it left (holder.left, each
     still the process the keeper saw) and what runs in their sessions. Ansible's workers call
@@ -337,7 +383,7 @@ def left_by(holder: Holder, lock_path: str) -> list[Process]:
     that holds it for them, and its persistent connections."""
     found = {process.pid: process for process in processes_of_run(holder)}
     for process in processes_holding(lock_path):
-        if KEEPER_MODULE not in process.command:
+        if not any(KEEPER_MODULE in part for part in command_line(process.pid)):
             found.setdefault(process.pid, process)
     for process in orphaned_connections(holder.pid):
         found.setdefault(process.pid, process)
@@ -398,7 +444,11 @@ class RunLock:
     def _try(self, exclusive: bool = True) -> bool:
         if self._fd is None:
             os.makedirs(self.directory, mode=0o775, exist_ok=True)
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o664)
+            # flock needs no write access: read-only, another user of the group may lock a file this
+            # user created. Created 0664 whatever the umask, for the same reason.
+            self._fd = os.open(self.path, os.O_RDONLY | os.O_CREAT, 0o664)
+            if os.fstat(self._fd).st_uid == os.getuid():
+                os.fchmod(self._fd, 0o664)
         try:
             fcntl.flock(self._fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
             return True
@@ -492,9 +542,11 @@ class RunLock:
 
     def mark_may_arm(self) -> None:
         """Record that this run reached a step that arms a safety net which fires by itself."""
-        if self._holder is None or self._holder.may_arm:
+        if self._holder is None or (self._holder.may_arm and self._holder.finished is None):
             return
         self._holder.may_arm = True
+        # The run goes on after an imported playbook's end: it is not finished until its own end.
+        self._holder.finished, self._holder.outcome = None, ""
         write_holder(self.record_path, self._holder)
 
     def mark_resolved(self) -> None:
@@ -539,7 +591,9 @@ class RunLock:
         """Take up the record of the run whose main process is ``pid``, for a step of that run that
         runs in another process (an Ansible worker): False when the record is another run's."""
         holder = read_holder(self.record_path)
-        if holder is None or holder.pid != pid or holder.finished is not None:
+        # A run's record may say it finished and the run go on: a playbook that imports several of
+        # the collection's playbooks reaches the end of each.
+        if holder is None or holder.pid != pid:
             return False
         if holder.boot_id != boot_id() or start_ticks(pid) != holder.start_ticks:
             return False
