@@ -245,13 +245,9 @@ def _pids() -> Iterable[int]:
     return sorted(int(name) for name in names if name.isdigit())
 
 
-def processes_holding(path: str) -> list[Process]:
-    """Processes with the lock file open (this process excluded), found through /proc/<pid>/fd."""
-    try:
-        wanted = os.stat(path)
-    except OSError:
-        return []
-    found = []
+def _holders(opened: Callable[[str], bool]) -> Iterable[int]:
+    """Processes (this one left out) with an open file descriptor for which ``opened`` (given
+    /proc/<pid>/fd/<n>) is true."""
     for pid in _pids():
         if pid == os.getpid():
             continue
@@ -261,13 +257,25 @@ def processes_holding(path: str) -> list[Process]:
             continue
         for descriptor in descriptors:
             try:
-                opened = os.stat(f"/proc/{pid}/fd/{descriptor}")
+                if opened(f"/proc/{pid}/fd/{descriptor}"):
+                    yield pid
+                    break
             except OSError:
                 continue
-            if (opened.st_dev, opened.st_ino) == (wanted.st_dev, wanted.st_ino):
-                found.append(Process(pid, _short(command_line(pid))))
-                break
-    return found
+
+
+def processes_holding(path: str) -> list[Process]:
+    """Processes with the lock file open (this process excluded), found through /proc/<pid>/fd."""
+    try:
+        wanted = os.stat(path)
+    except OSError:
+        return []
+
+    def is_it(descriptor: str) -> bool:
+        opened = os.stat(descriptor)
+        return (opened.st_dev, opened.st_ino) == (wanted.st_dev, wanted.st_ino)
+
+    return [Process(pid, _short(command_line(pid))) for pid in _holders(is_it)]
 
 
 def orphaned_connections(dead_pid: int) -> list[Process]:
@@ -339,26 +347,10 @@ def shared_pipes(pid: int) -> set[str]:
 
 def holding_any(targets: set[str]) -> dict[int, int]:
     """Processes that hold one of these pipes or sockets, {pid: start ticks} (this process left out)."""
-    found: dict[int, int] = {}
     if not targets:
-        return found
-    for pid in _pids():
-        if pid == os.getpid():
-            continue
-        try:
-            descriptors = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            continue
-        for descriptor in descriptors:
-            try:
-                if os.readlink(f"/proc/{pid}/fd/{descriptor}") in targets:
-                    ticks = start_ticks(pid)
-                    if ticks:
-                        found[pid] = ticks
-                    break
-            except OSError:
-                continue
-    return found
+        return {}
+    found = {pid: start_ticks(pid) for pid in _holders(lambda descriptor: os.readlink(descriptor) in targets)}
+    return {pid: ticks for pid, ticks in found.items() if ticks}
 
 
 def processes_of_run(holder: Holder) -> list[Process]:
