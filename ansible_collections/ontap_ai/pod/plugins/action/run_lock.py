@@ -128,7 +128,7 @@ class ActionModule(ActionBase):
     def _start_keeper(request: dict) -> dict:
         """Start the keeper in a session of its own and read its answer (progress lines first)."""
         environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [COLLECTIONS_ROOT, os.environ.get("PYTHONPATH")]))}
-        # -P: the working directory is not put on sys.path, so no other ansible_collections there
+        # -P: the working directory is not searched for modules, so no other ansible_collections there
         # stands in for this one.
         keeper = subprocess.Popen(  # noqa: S603 - our own module, arguments as a list
             [sys.executable, "-P", "-m", f"ansible_collections.ontap_ai.pod.plugins.plugin_utils.{run_lock.KEEPER_MODULE}",
