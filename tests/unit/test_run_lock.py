@@ -305,11 +305,12 @@ def test_the_workers_a_killed_run_left_are_found_with_what_runs_in_their_session
 def test_the_next_run_with_the_same_command_is_not_held_up_by_the_last_one(tmp_path):
     """CI's race: a finished run, then the same command at once. The keeper of the first must
     let go as soon as its run has ended."""
-    first = subprocess.Popen(["sleep", "1"])
+    first = subprocess.Popen(["sleep", "60"])  # ends when the test says, not before a busy machine starts the keeper
     request = {"lock_dir": str(tmp_path), "site": "pod-a", "pid": first.pid, "playbook": "site.yml", "wait_seconds": 0}
     keeper = start_keeper(request)
     try:
         assert json.loads(keeper.stdout.readline())["outcome"]["taken"]
+        first.terminate()
         first.wait()
         second = subprocess.Popen(["sleep", "1"])
         started = time.monotonic()
@@ -318,6 +319,7 @@ def test_the_next_run_with_the_same_command_is_not_held_up_by_the_last_one(tmp_p
         assert outcome.taken and time.monotonic() - started < 5, outcome
         second.wait()
     finally:
+        first.kill()
         keeper.kill()
 
 
