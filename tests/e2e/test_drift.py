@@ -14,6 +14,8 @@ import subprocess
 import pytest
 from lab_support import BIN, REPO, lab, last_report, ontap_ctl, playbook, recap, switch_states
 
+from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
+
 pytestmark = [pytest.mark.lab, pytest.mark.release_check]
 
 HAND_EDITS = """\
@@ -109,11 +111,13 @@ def test_hand_edits_are_named_per_device_and_object_and_left_alone(converged_lab
     drift = last_report()["drift"]
     drifted = {(d["layer"], d["device"]): d["differences"] for d in drift["devices"] if d["status"] == "drifted"}
     assert set(drifted) == {("switches", "lab-sw-a"), ("storage", "lab-ontap"), ("compute", "dgx02"), ("kubernetes", "localhost")}
-    assert {"object": "Ethernet1/3", "difference": "description is 'spare port', the model says 'dgx03 eth1'"} \
-        in drifted[("switches", "lab-sw-a")], drifted[("switches", "lab-sw-a")]
-    assert any(item["object"] == "flexgroups lab-data:data" and "snapshot_policy" in item["difference"]
+    # Every layer hands on the same item shape, and the report keeps it.
+    assert all(not aipod_pending.problems(items) for items in drifted.values()), drifted
+    assert "Ethernet1/3: description is 'spare port', the model says 'dgx03 eth1'" \
+        in aipod_pending.lines(drifted[("switches", "lab-sw-a")]), drifted[("switches", "lab-sw-a")]
+    assert any(item["object"] == "flexgroups lab-data:data" and item["field"] == "snapshot_policy"
                for item in drifted[("storage", "lab-ontap")]), drifted[("storage", "lab-ontap")]
-    assert any("shell /bin/sh" in item["difference"] for item in drifted[("compute", "dgx02")]), drifted[("compute", "dgx02")]
+    assert any("shell /bin/sh" in line for line in aipod_pending.lines(drifted[("compute", "dgx02")])), drifted[("compute", "dgx02")]
     assert [item["object"] for item in drifted[("kubernetes", "localhost")]] == ["StorageClass/ontap-flexgroup"]
     markdown = (REPO / "reports" / "latest" / "report.md").read_text()
     assert "## Drift from the site model" in markdown and "| switches | lab-sw-a | Ethernet1/3 |" in markdown

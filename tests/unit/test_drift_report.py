@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_report import drift
 
 
@@ -12,11 +13,13 @@ def nxos_comparison(**pending):
     return {"pending": base, "features": [], "vpc_interfaces": []}
 
 
+def item(object_, reason=None, action="modify", **fields):
+    return aipod_pending.item(object_, action=action, reason=reason, **fields)
+
+
 def test_a_matching_device_has_no_items():
     assert drift.items("nxos", nxos_comparison()) == []
-    assert drift.items("ontap", {"plans": {"svms": {"svms": [], "errors": [], "pending": 0}}, "trident_password_needed": []}) == []
     assert drift.items("compute", []) == []
-    assert drift.items("trident", {}) == []
 
 
 def test_switch_sentences_name_their_port_and_lines_are_grouped():
@@ -25,38 +28,36 @@ def test_switch_sentences_name_their_port_and_lines_are_grouped():
         vlans=["VLAN 3112 is missing"],
         qos=["interface Ethernet1/2", "priority-flow-control mode on"],
         vpc_members=["port-channel11 is not vPC 11"]))
-    assert {"object": "Ethernet1/2", "difference": "mtu is '1500', the model says '9216'"} in found
-    assert {"object": "vlans", "difference": "VLAN 3112 is missing"} in found
-    assert {"object": "QoS and per-port lines",
-            "difference": "the running configuration lacks: interface Ethernet1/2 / priority-flow-control mode on"} in found
-    assert {"object": "vpc members", "difference": "port-channel11 is not vPC 11"} in found
+    assert item("Ethernet1/2", "mtu is '1500', the model says '9216'") in found
+    assert item("vlans", "VLAN 3112 is missing") in found
+    assert item("QoS and per-port lines", "the running configuration lacks: interface Ethernet1/2 / priority-flow-control mode on") in found
+    assert item("vpc members", "port-channel11 is not vPC 11") in found
     assert len(found) == 4
 
 
-def test_storage_items_say_what_differs_before_and_after():
-    plans = {"exports": {"rules": [{"key": "aipod-dgx:1", "action": "modify",
-                                    "changes": {"clients": {"before": ["0.0.0.0/0"], "after": ["172.31.251.0/24"]}}}],
-                         "errors": [], "pending": 1},
-             "svms": {"svms": [{"key": "lab-data", "action": "create", "changes": {}}], "errors": ["same-named FlexVol"]}}
-    found = drift.items("ontap", {"plans": plans, "trident_password_needed": ["lab-data"]})
-    assert {"object": "rules aipod-dgx:1",
-            "difference": "clients is ['0.0.0.0/0'], the model says ['172.31.251.0/24']"} in found
-    assert {"object": "svms lab-data", "difference": "absent"} in found
-    assert {"object": "svms", "difference": "left to an operator: same-named FlexVol"} in found
-    assert {"object": "trident account lab-data", "difference": "does not log in with the vault password"} in found
-
-
-def test_compute_and_trident_items():
+def test_compute_items():
     assert drift.items("compute", ["mount /mnt/data: options differ", "package nfs-common is not installed"]) == [
-        {"object": "host", "difference": "mount /mnt/data: options differ"},
-        {"object": "host", "difference": "package nfs-common is not installed"}]
-    assert drift.items("trident", {"StorageClass": {"ontap-flexgroup": "mountOptions differ"}}) == [
-        {"object": "StorageClass/ontap-flexgroup", "difference": "mountOptions differ"}]
+        item("host", "mount /mnt/data: options differ"), item("host", "package nfs-common is not installed")]
+
+
+def test_a_pending_list_of_another_shape_is_refused():
+    with pytest.raises(ValueError, match="storage cluster1: item 0: expected the keys"):
+        drift.result({"storage": {"cluster1": {"items": [{"object": "svms lab-data", "difference": "absent"}]}}})
+
+
+def test_the_report_keeps_the_items_and_reads_them_as_sentences():
+    outcome = drift.result({"storage": {"cluster1": {"items": [
+        item("rules aipod-dgx:1", field="clients", before=["0.0.0.0/0"], after=["172.31.251.0/24"]),
+        item("svms lab-data", action="create"), item("svms", "same-named FlexVol", action="refuse")]}}})
+    assert outcome["devices"][0]["differences"][0]["field"] == "clients"
+    assert "| storage | cluster1 | rules aipod-dgx:1 | clients is ['0.0.0.0/0'], the model says ['172.31.251.0/24'] |" in outcome["markdown"]
+    assert "| storage | cluster1 | svms lab-data | missing |" in outcome["markdown"]
+    assert "storage cluster1: svms: left to an operator: same-named FlexVol" in drift.summary_lines(outcome)
 
 
 def test_wrong_input_is_refused():
     with pytest.raises(ValueError, match="unknown kind"):
-        drift.items("junos", {})
+        drift.items("trident", {})
     with pytest.raises(ValueError, match="compute: expected a list"):
         drift.items("compute", {"a": 1})
 
@@ -68,7 +69,7 @@ def test_the_verdict_drifted_beats_incomplete_beats_clean():
     outcome = drift.result(unread)
     assert (outcome["exit_code"], outcome["counts"]) == (2, {"drifted": 0, "clean": 2, "not_checked": 1})
     assert "not read" in outcome["devices"][-1]["reason"]
-    drifted = {**unread, "compute": {"dgx01": {"items": [{"object": "host", "difference": "x"}]}}}
+    drifted = {**unread, "compute": {"dgx01": {"items": [item("host", "x")]}}}
     outcome = drift.result(drifted)
     assert outcome["exit_code"] == 1 and outcome["differences"] == 1
     assert "| compute | dgx01 | host | x |" in outcome["markdown"]
@@ -82,12 +83,12 @@ def test_a_device_this_release_cannot_read_says_why():
 
 
 def test_table_cells_cannot_break_the_markdown():
-    outcome = drift.result({"compute": {"dgx01": {"items": [{"object": "a|b", "difference": "line1\nline2 | x"}]}}})
+    outcome = drift.result({"compute": {"dgx01": {"items": [item("a|b", "line1\nline2 | x")]}}})
     assert "| compute | dgx01 | a/b | line1 line2 / x |" in outcome["markdown"]
 
 
 def test_summary_is_capped():
-    many = {"compute": {"dgx01": {"items": [{"object": "host", "difference": str(n)} for n in range(50)]}}}
+    many = {"compute": {"dgx01": {"items": [item("host", str(n)) for n in range(50)]}}}
     lines = drift.summary_lines(drift.result(many), limit=10)
     assert lines[0].startswith("drift: drifted - 1 device(s) drifted")
     assert len(lines) == 12 and lines[-1] == "... and 40 more in the run report"
@@ -95,16 +96,15 @@ def test_summary_is_capped():
 
 def test_a_part_of_a_host_that_could_not_be_read_is_not_a_difference():
     items = drift.items("compute", ["kernel parameters not read: net.core.rmem_max", "aipod-roce-qos.service: not read"])
-    assert all(item.get("unread") for item in items)
+    assert all(entry["action"] == "unread" for entry in items)
     outcome = drift.result({"compute": {"dgx01": {"items": items}}})
     assert outcome["exit_code"] == 2 and outcome["devices"][0]["status"] == "not_checked"
-    assert "aipod-roce-qos.service: not read" in outcome["devices"][0]["reason"]
+    assert "aipod-roce-qos.service: not read" in outcome["devices"][0]["reason"], outcome["devices"][0]["reason"]
     mixed = drift.result({"compute": {"dgx01": {"items": items + drift.items("compute", ["package x is not installed"])}}})
     assert mixed["exit_code"] == 1 and mixed["differences"] == 1
 
 
 def test_cumulus_sentences_name_their_nvue_object():
     found = drift.items("cumulus", ["interface swp2: the model sets link mtu 9216", "bridge domain br_default: the model adds vlan 3111"])
-    assert found == [{"object": "interface swp2", "difference": "the model sets link mtu 9216"},
-                     {"object": "bridge domain br_default", "difference": "the model adds vlan 3111"}]
+    assert found == [item("interface swp2", "the model sets link mtu 9216"), item("bridge domain br_default", "the model adds vlan 3111")]
     assert drift.items("cumulus", []) == []

@@ -215,3 +215,15 @@ def test_fields_the_server_does_not_keep_are_compared_with_what_was_applied_last
     changed["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["x-kubernetes-validations"][0]["rule"] = "true"
     assert apply.apply_pending([live], [changed], "", last_applied=True, unkept=["x-kubernetes-validations"]) == {
         "CustomResourceDefinition": {name: "the last applied configuration differs"}}
+
+
+def test_pending_items_name_kind_and_object_and_never_a_value():
+    to_apply = {"StorageClass": {"ontap-flexgroup": "parameters.backendType differs"}, "Secret": {"backend-lab-data": "not in the cluster"}}
+    items = apply.pending_items(to_apply, {"action": "upgrade", "reason": "Trident 26.02.0 is installed and the model says 26.06.0"}, "trident")
+    assert [(i["object"], i["action"], i["reason"]) for i in items] == [
+        ("Secret/backend-lab-data", "create", "not in the cluster"),
+        ("StorageClass/ontap-flexgroup", "modify", "parameters.backendType differs"),
+        ("TridentVersion/trident", "modify", "Trident 26.02.0 is installed and the model says 26.06.0")]
+    refused = apply.pending_items({}, {"action": "refuse", "reason": "Trident does not support downgrades"}, "trident")
+    assert [i["action"] for i in refused] == ["refuse"]
+    assert apply.pending_items({}, {"action": "none", "reason": "as the model says"}) == []

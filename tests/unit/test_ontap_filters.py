@@ -10,14 +10,15 @@ from ansible_collections.ontap_ai.pod.plugins.filter.aipod_ontap import FilterMo
 FILTERS = FilterModule().filters()
 
 
-def test_plan_filter_checks_its_arguments():
+def test_compare_filter_checks_its_arguments():
     with pytest.raises(AnsibleFilterError, match="site model"):
-        FILTERS["aipod_ontap_plan"]({"not": "a model"}, {}, "network")
+        FILTERS["aipod_ontap_compare"]({"not": "a model"}, {}, "network")
     with pytest.raises(AnsibleFilterError, match="unknown area"):
-        FILTERS["aipod_ontap_plan"](LAB_MODEL, {}, "bogus")
+        FILTERS["aipod_ontap_compare"](LAB_MODEL, {}, "bogus")
     with pytest.raises(AnsibleFilterError, match="ontap_info"):
-        FILTERS["aipod_ontap_plan"](LAB_MODEL, ["records"], "network")
-    assert FILTERS["aipod_ontap_plan"](LAB_MODEL, None, "lifs")["pending"] == 9
+        FILTERS["aipod_ontap_compare"](LAB_MODEL, ["records"], "network")
+    compared = FILTERS["aipod_ontap_compare"](LAB_MODEL, None, "lifs")
+    assert len(compared["plan"]["lifs"]) == 9 and [item["action"] for item in compared["pending"]] == ["create"] * 9
 
 
 def test_objects_filter_counts_the_model():

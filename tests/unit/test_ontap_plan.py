@@ -15,6 +15,7 @@ from ontap_lab.seed import set_admin_password
 from ontap_lab.state import State
 from ontap_lab_client import ADMIN_PASSWORD, LAB_MODEL, REPO, Client, fresh_api
 
+from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_ontap import plan as ontap_plan
 
 GOLDEN = REPO / "tests" / "golden" / "ontap_lab_converged.json"
@@ -241,3 +242,29 @@ def test_a_qos_group_that_should_become_per_volume_is_refused_not_sent(converged
     model["ontap"]["svms"][0]["qos_policies"][0]["shared"] = False
     result = plan(converged, "flexgroups", model)
     assert result["qos_policies"] == [] and "cannot change that of an existing group" in result["errors"][0]
+
+
+# ---------------------------------------------------------------------------- what the roles hand on
+def test_compare_hands_on_the_plan_and_one_pending_item_per_field(converged):
+    domain = converged.one("network/ethernet/broadcast-domains", name="storage-a")
+    converged.patch(f"network/ethernet/broadcast-domains/{domain['uuid']}", {"mtu": 1500})
+    compared = ontap_plan.compare(LAB_MODEL, read(converged, "network"), "network", OPTIONS.get("network", {}))
+    assert compared["pending"] == [{"object": "broadcast domains Default:storage-a", "field": "mtu", "before": 1500, "after": 9000,
+                                    "action": "modify", "reason": None}]
+    assert [(entry["key"], entry["action"]) for entry in compared["plan"]["broadcast_domains"]] == [("Default:storage-a", "modify")]
+    assert "changes" not in compared["plan"]["broadcast_domains"][0] and "pending" not in compared["plan"]
+
+
+def test_compare_makes_a_refusal_an_item_of_its_own(converged):
+    model = copy.deepcopy(LAB_MODEL)
+    model["ontap"]["svms"][0]["flexgroups"][0]["size"] = "8TB"
+    compared = ontap_plan.compare(model, read(converged, "flexgroups"), "flexgroups", OPTIONS.get("flexgroups", {}))
+    [refused] = compared["pending"]
+    assert refused["object"] == "flexgroups" and refused["action"] == "refuse" and "never shrunk" in refused["reason"]
+    assert aipod_pending.problems(compared["pending"]) == []
+
+
+def test_compare_of_an_empty_cluster_creates_the_svm():
+    compared = ontap_plan.compare(LAB_MODEL, {}, "svms", OPTIONS.get("svms", {}))
+    assert {"object": "svms lab-data", "field": None, "before": None, "after": None, "action": "create", "reason": None} in compared["pending"]
+    assert aipod_pending.problems(compared["pending"]) == []

@@ -169,13 +169,12 @@ def test_playbooks_read_only_declared_outputs_and_options():
 
 def test_the_verify_roles_are_handed_their_inputs_as_options():
     """The hand-offs the verify layer makes are options of the verify roles, with a type and a description."""
-    for role, option, kind in (("verify_switches", "verify_switches_pending", "list"), ("verify_storage", "verify_storage_plans", "dict"),
-                               ("verify_storage", "verify_storage_trident_password_needed", "list")):
+    for role, option, kind in (("verify_switches", "verify_switches_pending", "list"), ("verify_storage", "verify_storage_pending", "dict")):
         spec = yaml.safe_load((ROLES / role / "meta" / "argument_specs.yml").read_text())["argument_specs"]["main"]["options"][option]
         assert spec["type"] == kind and spec["description"], (role, option)
     layer = yaml.load((PLAYBOOKS / "layers" / "verify.yml").read_text(), Loader=_Loader)
     handed = {name for play in layer for role in play.get("roles", []) for name in role.get("vars", {})}
-    assert {"verify_switches_pending", "verify_storage_plans", "verify_storage_trident_password_needed"} <= handed
+    assert {"verify_switches_pending", "verify_storage_pending"} <= handed
     for role in ("verify_switches", "verify_storage"):
         reads = set().union(*(yaml_reads_and_definitions(yaml.load(path.read_text(), Loader=_Loader))[0]
                               for path in role_files(ROLES / role)[0]))
@@ -229,7 +228,7 @@ def test_declared_outputs_own_internal_and_registered_variables_pass(roles_dir):
   ansible.builtin.set_fact:
     verify_storage_checks: "{{ ontap_svm_plan | length + ontap_svm_probe.rc + __verify_storage_reuse + _verify_storage_x }}"
   vars:
-    __verify_storage_reuse: "{{ verify_storage_plans | length > 0 }}"
+    __verify_storage_reuse: "{{ verify_storage_pending | length > 0 }}"
     _verify_storage_x: 1
   when: item.ontap_svm_attribute is defined and 'ontap_svm_literal' != ''
   loop: "{{ [switch_nxos_pending] }}"

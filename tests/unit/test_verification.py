@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import gpus
 from ansible_collections.ontap_ai.pod.plugins.modules import dgx_host_facts, dgx_verify
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_report import verification
@@ -145,22 +146,24 @@ def test_gpu_check():
     assert absent["status"] == "not_applicable" and "nvidia-smi not found" in absent["detail"]
 
 
-def test_plan_checks_fail_per_kind_with_something_pending():
-    plans = {"lifs": {"lifs": [{"key": "svm:lif1", "action": "create", "changes": {"address": {}}}], "rdma": [],
-                      "errors": [], "pending": 1, "diff": {}},
-             "flexgroups": {"flexgroups": [], "errors": ["volume data is a FlexVol"], "pending": 0, "diff": {}}}
-    checks = {c["name"]: c for c in verification.plan_checks(plans)}
-    assert checks["ONTAP lifs"]["status"] == "fail" and "svm:lif1 (create: address)" in checks["ONTAP lifs"]["detail"]
-    assert checks["ONTAP rdma"]["status"] == "pass"
-    errors = [c for c in verification.plan_checks(plans) if c["name"] == "ONTAP flexgroups (left to an operator)"]
-    assert [c["detail"] for c in errors] == ["volume data is a FlexVol"]
+def test_pending_checks_fail_per_area_with_something_pending():
+    pending = {"lifs": [aipod_pending.item("lifs svm:lif1", action="create")],
+               "svms": [],
+               "flexgroups": [aipod_pending.item("flexgroups", action="refuse", reason="volume data is a FlexVol")]}
+    checks = {c["name"]: c for c in verification.pending_checks(pending)}
+    assert checks["ONTAP lifs"]["status"] == "fail" and "lifs svm:lif1: missing" in checks["ONTAP lifs"]["detail"]
+    assert checks["ONTAP svms"] == {"layer": "storage", "name": "ONTAP svms", "status": "pass", "detail": "as the model says"}
+    refused = checks["ONTAP flexgroups (left to an operator)"]
+    assert refused["status"] == "fail" and refused["detail"] == "flexgroups: left to an operator: volume data is a FlexVol"
+    assert checks["ONTAP flexgroups"]["status"] == "pass"
 
 
-def test_plan_checks_say_where_the_plans_were_read():
-    plans = {"svms": {"svms": [], "nfs": [], "errors": [], "pending": 0, "diff": {}}}
-    details = [c["detail"] for c in verification.plan_checks(plans, "read by this run's storage layer")]
+def test_pending_checks_say_where_the_items_were_read_and_refuse_other_shapes():
+    details = [c["detail"] for c in verification.pending_checks({"svms": [], "lifs": []}, "read by this run's storage layer")]
     assert details == ["as the model says (read by this run's storage layer)"] * 2
-    assert all(not c["detail"].endswith(")") for c in verification.plan_checks(plans))
+    assert all(not c["detail"].endswith(")") for c in verification.pending_checks({"svms": []}))
+    with pytest.raises(ValueError, match="svms: item 0"):
+        verification.pending_checks({"svms": [{"key": "svm1", "action": "create"}]})
 
 
 def test_the_pod_result_exit_codes():

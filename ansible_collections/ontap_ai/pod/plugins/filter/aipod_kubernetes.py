@@ -2,7 +2,7 @@
 
 Docs: aipod_trident_plan.yml, aipod_deepops_plan.yml, aipod_ini_token.yml, aipod_deepops_steps.yml, aipod_kubeconfig_source.yml,
 aipod_kube_node_cidrs.yml, aipod_storage_class_changes.yml, aipod_snapshot_api_state.yml,
-aipod_k8s_apply_pending.yml, aipod_trident_secrets.yml, aipod_nodes_of_hosts.yml and
+aipod_k8s_apply_pending.yml, aipod_k8s_pending_items.yml, aipod_trident_secrets.yml, aipod_nodes_of_hosts.yml and
 the verification judges (aipod_judge_*.yml, aipod_schedulable_nodes.yml,
 aipod_verification_result.yml) beside this file. The derivations live in
 plugins/plugin_utils/aipod_kubernetes/ (deepops.py, trident.py, apply.py, verify.py),
@@ -17,6 +17,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.apply import (
     apply_pending,
+    pending_items,
     secret_manifests,
     snapshot_api_state,
     storage_class_changes,
@@ -107,6 +108,12 @@ def aipod_k8s_apply_pending(existing: Any, declared: Any, field_manager: str = "
                          [str(name) for name in unkept or []])
 
 
+def aipod_k8s_pending_items(to_apply: Any, version_step: Any = None, namespace: str = "") -> list[dict[str, Any]]:
+    if not isinstance(to_apply, Mapping) or not all(isinstance(objects, Mapping) for objects in to_apply.values()):
+        raise AnsibleFilterError("aipod_k8s_pending_items: expects aipod_k8s_apply_pending's {kind: {name: why}}")
+    return pending_items(dict(to_apply), dict(version_step) if isinstance(version_step, Mapping) else None, str(namespace))
+
+
 def aipod_trident_secrets(secrets: Any, namespace: str, values: Any) -> list[dict[str, Any]]:
     if not isinstance(secrets, list) or not isinstance(values, list):
         raise AnsibleFilterError("aipod_trident_secrets: expects the plan's secrets (a list) and their vault values (a list)")
@@ -164,6 +171,7 @@ class FilterModule:
             "aipod_storage_class_changes": aipod_storage_class_changes,
             "aipod_snapshot_api_state": aipod_snapshot_api_state,
             "aipod_k8s_apply_pending": aipod_k8s_apply_pending,
+            "aipod_k8s_pending_items": aipod_k8s_pending_items,
             "aipod_trident_secrets": aipod_trident_secrets,
             "aipod_judge_nodes": aipod_judge_nodes,
             "aipod_judge_backends": aipod_judge_backends,

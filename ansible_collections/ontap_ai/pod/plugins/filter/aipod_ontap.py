@@ -16,13 +16,13 @@ def _model(model: Any, name: str) -> dict:
     return dict(model)
 
 
-def aipod_ontap_plan(model: Mapping, ontap_info: Any, area: str, options: Mapping | None = None) -> dict:
-    """The objects of one area that differ from the model, given na_ontap_rest_info's ontap_info."""
+def aipod_ontap_compare(model: Mapping, ontap_info: Any, area: str, options: Mapping | None = None) -> dict:
+    """One area's plan and pending items, given na_ontap_rest_info's ontap_info."""
     if area not in ontap_plan.PLANNERS:
-        raise AnsibleFilterError(f"aipod_ontap_plan: unknown area {area!r}; use one of {', '.join(ontap_plan.PLANNERS)}")
+        raise AnsibleFilterError(f"aipod_ontap_compare: unknown area {area!r}; use one of {', '.join(ontap_plan.PLANNERS)}")
     if ontap_info is not None and not isinstance(ontap_info, Mapping):
-        raise AnsibleFilterError(f"aipod_ontap_plan: expected na_ontap_rest_info's ontap_info (a dict), got {type(ontap_info).__name__}")
-    return ontap_plan.plan(_model(model, "aipod_ontap_plan"), dict(ontap_info or {}), area, dict(options or {}))
+        raise AnsibleFilterError(f"aipod_ontap_compare: expected na_ontap_rest_info's ontap_info (a dict), got {type(ontap_info).__name__}")
+    return ontap_plan.compare(_model(model, "aipod_ontap_compare"), dict(ontap_info or {}), area, dict(options or {}))
 
 
 def aipod_ontap_objects(model: Mapping, options: Mapping | None = None) -> dict:
@@ -57,5 +57,5 @@ class FilterModule:
     """Storage-layer filters."""
 
     def filters(self):
-        return {"aipod_ontap_plan": aipod_ontap_plan, "aipod_ontap_objects": aipod_ontap_objects,
+        return {"aipod_ontap_compare": aipod_ontap_compare, "aipod_ontap_objects": aipod_ontap_objects,
                 "aipod_ontap_transient": aipod_ontap_transient}

@@ -1,6 +1,6 @@
 """Filters of the whole-pod verification (playbooks/verify.yml).
 
-Docs: aipod_plan_checks.yml, aipod_pod_verification.yml and
+Docs: aipod_pending_checks.yml, aipod_pod_verification.yml and
 aipod_verification_summary.yml beside this file; the logic is plugins/plugin_utils/aipod_report/verification.py.
 """
 from __future__ import annotations
@@ -13,10 +13,13 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_report import verification
 
 
-def aipod_plan_checks(plans: Any, source: str | None = None) -> list[dict]:
-    if not isinstance(plans, Mapping):
-        raise AnsibleFilterError(f"aipod_plan_checks: expected a dict of area -> aipod_ontap_plan, got {type(plans).__name__}")
-    return verification.plan_checks(plans, source or None)
+def aipod_pending_checks(pending: Any, source: str | None = None) -> list[dict]:
+    if not isinstance(pending, Mapping):
+        raise AnsibleFilterError(f"aipod_pending_checks: expected a dict of area -> pending items, got {type(pending).__name__}")
+    try:
+        return verification.pending_checks(pending, source or None)
+    except ValueError as error:
+        raise AnsibleFilterError(f"aipod_pending_checks: {error}") from None
 
 
 def aipod_pod_verification(hostvars: Any, layers: Any) -> dict:
@@ -41,7 +44,7 @@ class FilterModule:
 
     def filters(self):
         return {
-            "aipod_plan_checks": aipod_plan_checks,
+            "aipod_pending_checks": aipod_pending_checks,
             "aipod_pod_verification": aipod_pod_verification,
             "aipod_verification_summary": aipod_verification_summary,
         }

@@ -8,6 +8,7 @@ import base64
 import json
 from typing import Any
 
+from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.trident import DEFAULT_CLASS_ANNOTATION, MANAGED_BY_LABEL
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
@@ -188,6 +189,22 @@ def apply_pending(existing: list, declared: list, field_manager: str,
                 pending.setdefault(kind, {})[name] = f"{_dotted(dropped[0])} is no longer declared"
                 break
     return pending
+
+
+def pending_items(to_apply: dict, version_step: dict | None = None, namespace: str = "") -> list[dict[str, Any]]:
+    """The layer's pending items from apply_pending's {kind: {name: why}} and the release step.
+
+    An object not in the cluster is created; any other is modified, with apply_pending's words as
+    the reason (they name the field, never a value). A release other than the model's is an item
+    of TridentVersion/<namespace>: modify for an upgrade or install, refuse when the step refuses.
+    """
+    found = [aipod_pending.item(f"{kind}/{name}", action="create" if why == "not in the cluster" else "modify", reason=str(why))
+             for kind, objects in sorted(m.as_dict(to_apply).items()) for name, why in sorted(m.as_dict(objects).items())]
+    step = m.as_dict(version_step)
+    if step.get("action") not in (None, "none"):
+        found.append(aipod_pending.item(f"TridentVersion/{namespace}", "version",
+                                        action="refuse" if step["action"] == "refuse" else "modify", reason=str(step.get("reason"))))
+    return found
 
 
 def snapshot_api_state(crds: list) -> dict[str, Any]:

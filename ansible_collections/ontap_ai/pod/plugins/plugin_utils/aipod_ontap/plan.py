@@ -21,6 +21,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
+from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 ALL_PROTOCOLS = ("nfs", "cifs", "iscsi", "fcp", "nvme", "s3")
@@ -557,6 +558,39 @@ def plan(model: dict, info: Any, area: str, options: dict | None = None) -> dict
     result["pending"] = pending
     result["diff"] = {"before": before, "after": after}
     return result
+
+
+# What a refusal of each area names as its object.
+AREA_OBJECTS = {"network": "cluster network", "svms": "svms", "lifs": "lifs", "exports": "exports",
+                "flexgroups": "flexgroups", "trident": "trident account"}
+
+
+def compare(model: dict, info: Any, area: str, options: dict | None = None) -> dict:
+    """One area as its role hands it on: {plan, pending}.
+
+    plan: per kind, the objects the role writes, each {key, action, want} (want: the model's
+    settings the module task passes), plus the area's other work lists (logins); pending: the
+    layer's pending items (module_utils/aipod_pending.py): create or delete per object, one modify
+    item per field that differs (before, after), and a refuse item per condition left to an operator.
+    """
+    result = plan(model, info, area, options)
+    pending: list[dict[str, Any]] = [aipod_pending.item(AREA_OBJECTS[area], action="refuse", reason=str(error))
+                                     for error in result.get("errors") or []]
+    kept: dict[str, Any] = {}
+    for kind, entries in result.items():
+        if kind in ("errors", "pending", "diff"):
+            continue
+        if kind in NOT_CHANGES:
+            kept[kind] = entries
+            continue
+        kept[kind] = [{key: value for key, value in entry.items() if key != "changes"} for entry in entries]
+        for entry in entries:
+            name = f"{kind.replace('_', ' ')} {entry['key']}"
+            if entry["action"] in ("create", "delete"):
+                pending.append(aipod_pending.item(name, action=entry["action"]))
+            else:
+                pending += aipod_pending.changes(name, entry.get("changes") or {}) or [aipod_pending.item(name, reason="differs")]
+    return {"plan": kept, "pending": pending}
 
 
 def managed_objects(model: dict, options: dict | None = None) -> dict[str, int]:

@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-KINDS = ("nxos", "cumulus", "ontap", "compute", "trident")
+from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
+
+KINDS = ("nxos", "cumulus", "compute")
 # Concerns whose differences are configuration lines rather than sentences.
 _LINE_CONCERNS = {"qos": "QoS and per-port lines", "vpc_domain": "vPC domain"}
 
@@ -46,38 +48,6 @@ def _cumulus(differences: list) -> list[dict[str, str]]:
     return found
 
 
-def _ontap(storage: Mapping[str, Any]) -> list[dict[str, str]]:
-    found = []
-    for area, plan in (storage.get("plans") or {}).items():
-        plan = plan or {}
-        found += [{"object": area, "difference": f"left to an operator: {error}"} for error in plan.get("errors") or []]
-        for kind, entries in plan.items():
-            # logins are what the account plan will try, not objects that differ
-            if kind in ("errors", "pending", "diff", "logins") or not isinstance(entries, list):
-                continue
-            for entry in entries:
-                if not isinstance(entry, Mapping):
-                    continue
-                action = entry.get("action") or "modify"
-                what = {"create": "absent", "delete": "present, the model no longer has it"}.get(action)
-                found.append({"object": f"{kind.replace('_', ' ')} {entry.get('key')}",
-                              "difference": what or _changes(entry.get("changes") or {})})
-    found += [{"object": f"trident account {account}", "difference": "does not log in with the vault password"}
-              for account in storage.get("trident_password_needed") or []]
-    return found
-
-
-def _changes(changes: Mapping[str, Any]) -> str:
-    """'mtu is 1500, the model says 9000; ...' from a plan item's {field: {before, after}}."""
-    parts = []
-    for field, change in sorted(changes.items()):
-        if isinstance(change, Mapping) and "after" in change:
-            parts.append(f"{field} is {change.get('before')!r}, the model says {change['after']!r}")
-        else:
-            parts.append(f"{field} differs")
-    return "; ".join(parts) or "differs"
-
-
 def _compute(differences: list) -> list[dict[str, Any]]:
     # "...: not read" / "... not read: ..." is a part of the host dgx_host_facts could not read: not
     # a difference, and the host is then not fully checked.
@@ -90,38 +60,37 @@ def _compute(differences: list) -> list[dict[str, Any]]:
     return found
 
 
-def _trident(pending: Mapping[str, Any]) -> list[dict[str, str]]:
-    return [{"object": f"{kind}/{name}", "difference": str(reason)}
-            for kind, objects in pending.items() for name, reason in (objects or {}).items()]
+def items(kind: str, data: Any) -> list[dict[str, Any]]:
+    """One device's differences from the model as pending items; [] when it matches.
 
-
-def items(kind: str, data: Any) -> list[dict[str, str]]:
-    """One device's differences from the model as [{object, difference}]; [] when it matches.
-
-    kind: nxos (switch_nxos_comparison), cumulus (switch_cumulus_differences, sentences), ontap ({plans: {area: plan}, trident_password_needed}, the
-    storage layer's hand-off), compute
-    (dgx_node_pending, sentences) or trident (trident_pending, {kind: {name: reason}}).
+    kind: nxos (switch_nxos_comparison), cumulus (switch_cumulus_differences, sentences) or
+    compute (dgx_node_pending, sentences). A layer whose compare entry point sets its pending items needs
+    no reading here.
     """
-    readers = {"nxos": (_nxos, Mapping), "cumulus": (_cumulus, list), "ontap": (_ontap, Mapping), "compute": (_compute, list), "trident": (_trident, Mapping)}
+    readers = {"nxos": (_nxos, Mapping), "cumulus": (_cumulus, list), "compute": (_compute, list)}
     if kind not in readers:
         raise ValueError(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
     reader, expected = readers[kind]
     if not isinstance(data, expected):
         raise ValueError(f"{kind}: expected a {expected.__name__ if expected is list else 'dict'}, got {type(data).__name__}")
-    return reader(data)
+    return [aipod_pending.item(found["object"], action="unread" if found.get("unread") else "modify", reason=found["difference"])
+            for found in reader(data)]
 
 
 def result(layers: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """Judge every device: layers[layer][device] is {items: [...]} when it was read, or
-    {reason: str} / None when it could not be (the device is then not checked). Items marked
-    unread are parts of a device that could not be read: with no difference beside them, the
-    device is not checked, and a drifted device keeps them as its reason."""
+    """Judge every device: layers[layer][device] is {items: [pending items]} when it was read, or
+    {reason: str} / None when it could not be (the device is then not checked). Unread items are
+    parts of a device that could not be read: with no difference beside them, the device is not
+    checked, and a drifted device keeps them as its reason."""
     devices = []
     for layer, by_device in layers.items():
         for device, state in by_device.items():
             if isinstance(state, Mapping) and isinstance(state.get("items"), list):
-                found = [dict(item) for item in state["items"] if not item.get("unread")]
-                unread = [f"{item['object']}: {item['difference']}" for item in state["items"] if item.get("unread")]
+                wrong = aipod_pending.problems(state["items"])
+                if wrong:
+                    raise ValueError(f"{layer} {device}: " + "; ".join(wrong[:3]))
+                found = [dict(entry) for entry in state["items"] if entry["action"] != "unread"]
+                unread = [aipod_pending.describe(entry) for entry in state["items"] if entry["action"] == "unread"]
                 status = "drifted" if found else "not_checked" if unread else "clean"
                 entry = {"layer": layer, "device": device, "status": status, "differences": found}
                 if unread:
@@ -138,6 +107,11 @@ def result(layers: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
             "title": "Drift from the site model", "markdown": markdown(devices, exit_code, counts)}
 
 
+def _sentence_of(entry: Mapping[str, Any]) -> str:
+    """The item's sentence without its object, which the table and summary show apart."""
+    return aipod_pending.describe(entry)[len(entry["object"]) + 2:]
+
+
 def _cell(text: Any) -> str:
     return str(text).replace("|", "/").replace("\n", " ")
 
@@ -146,7 +120,7 @@ def markdown(devices: list[dict], exit_code: int, counts: Mapping[str, int]) -> 
     verdict = {0: "nothing drifted", 1: "**drifted**", 2: "**incomplete** (some devices could not be read)"}[exit_code]
     lines = [f"Result: {verdict} (exit code {exit_code}); {counts['drifted']} drifted, {counts['clean']} clean, "
              f"{counts['not_checked']} not checked.", ""]
-    rows = [(d["layer"], d["device"], item["object"], item["difference"]) for d in devices for item in d["differences"]]
+    rows = [(d["layer"], d["device"], item["object"], _sentence_of(item)) for d in devices for item in d["differences"]]
     rows += [(d["layer"], d["device"], "-", f"not checked: {d['reason']}") for d in devices if d["status"] == "not_checked"]
     if rows:
         lines += ["| layer | device | object | difference |", "|---|---|---|---|"]
@@ -159,7 +133,7 @@ def summary_lines(outcome: Mapping[str, Any], limit: int = 40) -> list[str]:
     counts = outcome["counts"]
     lines = [f"drift: {outcome['status']} - {counts['drifted']} device(s) drifted, {counts['clean']} clean, "
              f"{counts['not_checked']} not checked; {outcome['differences']} difference(s)"]
-    details = [f"{d['layer']} {d['device']}: {item['object']}: {item['difference']}"
+    details = [f"{d['layer']} {d['device']}: {aipod_pending.describe(item)}"
                for d in outcome["devices"] for item in d["differences"]]
     details += [f"{d['layer']} {d['device']}: not checked: {d['reason']}" for d in outcome["devices"] if d["status"] == "not_checked"]
     lines += details[:limit]

@@ -11,29 +11,33 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
+
 STATUSES = ("pass", "fail", "not_applicable", "not_checked")
 EXIT_CODES = {"pass": 0, "fail": 1, "not_checked": 2}
 
 
-def plan_checks(plans: Mapping[str, Mapping], source: str | None = None) -> list[dict[str, str]]:
-    """ONTAP objects equal the model: every area's plan (aipod_ontap_plan) must have nothing pending.
+def pending_checks(pending: Mapping[str, Any], source: str | None = None, layer: str = "storage",
+                   prefix: str = "ONTAP") -> list[dict[str, str]]:
+    """One check per area from its pending items (module_utils/aipod_pending.py): "<prefix> <area>"
+    passes with nothing pending and fails naming what differs; refused items make a failed check
+    "<prefix> <area> (left to an operator)" of their own.
 
-    source, when given, says where the plans were read (it ends every detail in parentheses).
+    source, when given, says where the items were read (it ends every detail in parentheses).
     """
     checks = []
-    for area, plan in plans.items():
-        plan = plan or {}
-        for error in plan.get("errors") or []:
-            checks.append({"layer": "storage", "name": f"ONTAP {area} (left to an operator)", "status": "fail", "detail": str(error)})
-        for kind, items in plan.items():
-            # logins are what the account plan will try, not objects that differ
-            if kind in ("errors", "pending", "diff", "logins") or not isinstance(items, list):
-                continue
-            different = [f"{item.get('key')} ({item.get('action')}: {', '.join(sorted(item.get('changes') or {})) or 'absent'})"
-                         for item in items if isinstance(item, Mapping)]
-            checks.append({"layer": "storage", "name": f"ONTAP {kind.replace('_', ' ')}",
-                           "status": "fail" if different else "pass",
-                           "detail": ("differs from the model: " + "; ".join(different)) if different else "as the model says"})
+    for area, items in pending.items():
+        wrong = aipod_pending.problems(items)
+        if wrong:
+            raise ValueError(f"{area}: " + "; ".join(wrong[:3]))
+        refused = [entry for entry in items if entry["action"] == "refuse"]
+        different = [entry for entry in items if entry["action"] != "refuse"]
+        if refused:
+            checks.append({"layer": layer, "name": f"{prefix} {area} (left to an operator)", "status": "fail",
+                           "detail": "; ".join(aipod_pending.lines(refused))})
+        checks.append({"layer": layer, "name": f"{prefix} {area}", "status": "fail" if different else "pass",
+                       "detail": ("differs from the model: " + "; ".join(aipod_pending.lines(different))) if different
+                       else "as the model says"})
     if source:
         for check in checks:
             check["detail"] += f" ({source})"

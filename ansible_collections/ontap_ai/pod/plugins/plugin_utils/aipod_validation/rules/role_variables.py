@@ -84,7 +84,7 @@ VALUE_RULES: dict[str, Callable[[Any], Iterator[Problem]]] = {
     # What one role hands the next (meta/argument_specs.yml declares them for that handoff).
     "acceptance_verification": _set_by_the_bundle,
     "verify_report_layers": _set_by_the_bundle,
-    "verify_storage_plans": _set_by_the_bundle,
+    "verify_storage_pending": _set_by_the_bundle,
 }
 
 
