@@ -70,9 +70,10 @@ def test_a_host_drifted_by_hand_is_previewed_then_converged(converged_lab):
 
     preview = playbook("playbooks/compute.yml", "--check", "--diff")
     assert preview.returncode == 0, preview.stdout[-4000:]
-    for difference in ("mount /mnt/data: not in /etc/fstab", f"storage network: {LIVE_FILE} is missing",
-                       "aipod-roce-qos.service is not enabled (disabled)", "user aipod: uid 2000 gid 2000 shell /bin/sh",
-                       f"file {SYSCTL_CONF} differs from the model", f"file {MODPROBE_CONF}: mode 0600, the model wants 0644"):
+    for difference in ("mount /mnt/data: not in /etc/fstab", f"storage network {LIVE_FILE}: missing",
+                       "aipod-roce-qos.service: enabled is disabled, the model says enabled",
+                       "user aipod: shell is /bin/sh, the model says /bin/bash",
+                       f"file {SYSCTL_CONF}: content differs from the model", f"file {MODPROBE_CONF}: mode is 0600, the model says 0644"):
         assert difference in preview.stdout, difference
     assert recap(preview.stdout)[HOST]["changed"] > 0
     assert state(container) == drifted, "check mode changed the host"

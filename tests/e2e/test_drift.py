@@ -117,7 +117,8 @@ def test_hand_edits_are_named_per_device_and_object_and_left_alone(converged_lab
         in aipod_pending.lines(drifted[("switches", "lab-sw-a")]), drifted[("switches", "lab-sw-a")]
     assert any(item["object"] == "flexgroups lab-data:data" and item["field"] == "snapshot_policy"
                for item in drifted[("storage", "lab-ontap")]), drifted[("storage", "lab-ontap")]
-    assert any("shell /bin/sh" in line for line in aipod_pending.lines(drifted[("compute", "dgx02")])), drifted[("compute", "dgx02")]
+    assert {"object": "user aipod", "field": "shell", "before": "/bin/sh", "after": "/bin/bash", "action": "modify", "reason": None} \
+        in drifted[("compute", "dgx02")], drifted[("compute", "dgx02")]
     assert [item["object"] for item in drifted[("kubernetes", "localhost")]] == ["StorageClass/ontap-flexgroup"]
     markdown = (REPO / "reports" / "latest" / "report.md").read_text()
     assert "## Drift from the site model" in markdown and "| switches | lab-sw-a | Ethernet1/3 |" in markdown

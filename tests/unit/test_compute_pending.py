@@ -12,6 +12,7 @@ import os
 import pytest
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 from ansible_collections.ontap_ai.pod.plugins.filter.aipod_compute import FilterModule
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import fstab
 from ansible_collections.ontap_ai.pod.plugins.modules import dgx_host_facts
@@ -57,7 +58,13 @@ def pending_with(change, host=None, written=None, settings=None, plan=None):
     settings = copy.deepcopy(settings or SETTINGS)
     plan = copy.deepcopy(plan or PLAN)
     change(host, written, settings, plan)
-    return PENDING(plan, host, written, settings)
+    return sentences(PENDING(plan, host, written, settings))
+
+
+def sentences(items):
+    """The items as a person reads them, once they are known to be of the pending shape."""
+    assert aipod_pending.problems(items) == [], items
+    return aipod_pending.lines(items)
 
 
 def test_a_host_as_the_model_says_has_no_difference():
@@ -66,50 +73,50 @@ def test_a_host_as_the_model_says_has_no_difference():
 
 
 @pytest.mark.parametrize(("change", "expected"), [
-    (lambda h, w, s, p: h.update(packages_missing=["ethtool"]), "package ethtool is not installed"),
-    (lambda h, w, s, p: w["files"][1].update(content="net.core.rmem_max = 1\n"), f"file {SYSCTL_CONF} differs from the model"),
-    (lambda h, w, s, p: h["files"].update({SYSCTL_CONF: None}), f"file {SYSCTL_CONF} is missing"),
-    (lambda h, w, s, p: h["files"].pop(SYSCTL_CONF), f"file {SYSCTL_CONF}: not read"),
-    (lambda h, w, s, p: h["files"][SYSCTL_CONF].update(type="directory"), f"file {SYSCTL_CONF} is missing"),
-    (lambda h, w, s, p: h["files"][SYSCTL_CONF].update(mode="0600"), f"file {SYSCTL_CONF}: mode 0600, the model wants 0644"),
-    (lambda h, w, s, p: w["files"][1].update(mode=0o600), f"file {SYSCTL_CONF}: mode 0644, the model wants 0600"),
-    (lambda h, w, s, p: h["files"][SYSCTL_CONF].update(owner="aipod"), f"file {SYSCTL_CONF}: owner aipod, the model wants root"),
-    (lambda h, w, s, p: h["files"]["/mnt/data"].update(group="1000"), "file /mnt/data: group 1000, the model wants root"),
-    (lambda h, w, s, p: h["files"].update({"/mnt/data": None}), "directory /mnt/data is missing"),
-    (lambda h, w, s, p: h["files"].pop("/mnt/data"), "directory /mnt/data: not read"),
+    (lambda h, w, s, p: h.update(packages_missing=["ethtool"]), "package ethtool: missing"),
+    (lambda h, w, s, p: w["files"][1].update(content="net.core.rmem_max = 1\n"), f"file {SYSCTL_CONF}: content differs from the model"),
+    (lambda h, w, s, p: h["files"].update({SYSCTL_CONF: None}), f"file {SYSCTL_CONF}: missing"),
+    (lambda h, w, s, p: h["files"].pop(SYSCTL_CONF), f"file {SYSCTL_CONF}: not read (dgx_host_facts did not read it)"),
+    (lambda h, w, s, p: h["files"][SYSCTL_CONF].update(type="directory"), f"file {SYSCTL_CONF}: missing"),
+    (lambda h, w, s, p: h["files"][SYSCTL_CONF].update(mode="0600"), f"file {SYSCTL_CONF}: mode is 0600, the model says 0644"),
+    (lambda h, w, s, p: w["files"][1].update(mode=0o600), f"file {SYSCTL_CONF}: mode is 0644, the model says 0600"),
+    (lambda h, w, s, p: h["files"][SYSCTL_CONF].update(owner="aipod"), f"file {SYSCTL_CONF}: owner is aipod, the model says root"),
+    (lambda h, w, s, p: h["files"]["/mnt/data"].update(group="1000"), "file /mnt/data: group is 1000, the model says root"),
+    (lambda h, w, s, p: h["files"].update({"/mnt/data": None}), "directory /mnt/data: missing"),
+    (lambda h, w, s, p: h["files"].pop("/mnt/data"), "directory /mnt/data: not read (dgx_host_facts did not read it)"),
     (lambda h, w, s, p: w["files"][0].update(content="[Match]\nName=eth9\n"),
-     "storage network: /etc/systemd/network/60-aipod-eth1.network differs from the model"),
+     "storage network /etc/systemd/network/60-aipod-eth1.network: differs from the model"),
     (lambda h, w, s, p: h["network"]["aipod_files"].update({"/etc/systemd/network/60-aipod-eth1.network": "edited"}),
-     "storage network: /etc/systemd/network/60-aipod-eth1.network differs from the model"),
+     "storage network /etc/systemd/network/60-aipod-eth1.network: differs from the model"),
     (lambda h, w, s, p: h["network"].update(aipod_files={}),
-     "storage network: /etc/systemd/network/60-aipod-eth1.network is missing"),
+     "storage network /etc/systemd/network/60-aipod-eth1.network: missing"),
     (lambda h, w, s, p: h["network"]["aipod_files"].update({"/etc/netplan/60-aipod-storage.yaml": "x"}),
-     "storage network: /etc/netplan/60-aipod-storage.yaml is no longer wanted"),
-    (lambda h, w, s, p: h["network"].update(networkd_active=False), "storage network: systemd-networkd is not enabled and running"),
+     "storage network /etc/netplan/60-aipod-storage.yaml: present, the model no longer has it"),
+    (lambda h, w, s, p: h["network"].update(networkd_active=False), 'systemd-networkd.service: state is "enabled, not active", the model says "enabled, active"'),
     (lambda h, w, s, p: h["fstab"].update({"/mnt/data": []}), "mount /mnt/data: not in /etc/fstab"),
     (lambda h, w, s, p: h["fstab"]["/mnt/data"][0].__setitem__(3, "rw,vers=3"),
      "mount /mnt/data: /etc/fstab has '172.31.251.201:/data /mnt/data nfs4 rw,vers=3 0 0', "
      "the model wants '172.31.251.201:/data /mnt/data nfs4 rw,vers=4.1,hard 0 0'"),
     (lambda h, w, s, p: s.update(mount_extra_options=["noatime"]), "the model wants '172.31.251.201:/data /mnt/data nfs4 rw,vers=4.1,hard,noatime 0 0'"),
     (lambda h, w, s, p: h["fstab"]["/mnt/data"][0].__delitem__(slice(4, 6)), "mount /mnt/data: its /etc/fstab line lacks dump and passno"),
-    (lambda h, w, s, p: h["nfs"].update(can_mount=True), "mount /mnt/data: not mounted from 172.31.251.201:/data"),
+    (lambda h, w, s, p: h["nfs"].update(can_mount=True), 'mount /mnt/data: source is "not mounted", the model says 172.31.251.201:/data'),
     (lambda h, w, s, p: h["sysctl"]["net.core.rmem_max"].update(writable=True),
-     "kernel parameter net.core.rmem_max is 212992, the model wants 268435456"),
-    (lambda h, w, s, p: h.update(sysctl={}), "kernel parameters not read: net.core.rmem_max"),
+     "kernel parameter net.core.rmem_max: value is 212992, the model says 268435456"),
+    (lambda h, w, s, p: h.update(sysctl={}), "kernel parameter net.core.rmem_max: not read"),
     (lambda h, w, s, p: h["units"]["aipod-roce-qos.service"].update(enabled="disabled"),
-     "aipod-roce-qos.service is not enabled (disabled)"),
-    (lambda h, w, s, p: s.update(roce_ready=True), "aipod-roce-qos.service is not active (inactive)"),
-    (lambda h, w, s, p: s.update(rings=[{"name": "eth1", "differs": False}]), "aipod-nic-rings.service is not enabled (not installed)"),
-    (lambda h, w, s, p: s.update(rings=[{"name": "eth1", "differs": True}]), "ring sizes of eth1 differ"),
+     "aipod-roce-qos.service: enabled is disabled, the model says enabled"),
+    (lambda h, w, s, p: s.update(roce_ready=True), "aipod-roce-qos.service: active is inactive, the model says active"),
+    (lambda h, w, s, p: s.update(rings=[{"name": "eth1", "differs": False}]), 'aipod-nic-rings.service: enabled is "not installed", the model says enabled'),
+    (lambda h, w, s, p: s.update(rings=[{"name": "eth1", "differs": True}]), "NIC eth1: ring sizes differ from the model"),
     (lambda h, w, s, p: h["tools"].update({"nvidia-container-runtime": "/usr/bin/nvidia-container-runtime", "dockerd": "/usr/bin/dockerd"}),
-     "Docker's default runtime is not the NVIDIA runtime"),
+     "docker: its default runtime is not the NVIDIA runtime"),
     (lambda h, w, s, p: h["tools"].update({"nvidia-container-runtime": "/usr/bin/ncr", "nvidia-ctk": "/usr/bin/nvidia-ctk",
                                            "containerd": "/usr/bin/containerd"}),
-     "containerd's default runtime is not the NVIDIA runtime"),
-    (lambda h, w, s, p: h["user_state"].update(user=None), "user aipod: absent"),
+     "containerd: default runtime is none, the model says nvidia"),
+    (lambda h, w, s, p: h["user_state"].update(user=None), "user aipod: missing"),
     (lambda h, w, s, p: h["user_state"]["user"].update(shell="/bin/sh"),
-     "user aipod: uid 2000 gid 2000 shell /bin/sh, the model wants 2000 2000 /bin/bash"),
-    (lambda h, w, s, p: h["user_state"].update(group_gid=None), "group aipod: absent or not gid 2000"),
+     "user aipod: shell is /bin/sh, the model says /bin/bash"),
+    (lambda h, w, s, p: h["user_state"].update(group_gid=None), "group aipod: missing, the model sets gid 2000"),
 ])
 def test_each_way_a_host_differs_is_named(change, expected):
     differences = pending_with(change)
@@ -285,7 +292,7 @@ def disruptive_with(change, host=None):
     host = copy.deepcopy(host or HOST)
     written, settings, plan = copy.deepcopy(WRITTEN), copy.deepcopy(SETTINGS), copy.deepcopy(PLAN)
     change(host, written, settings, plan)
-    return DISRUPTIVE(plan, host, written, settings)
+    return sentences(DISRUPTIVE(plan, host, written, settings))
 
 
 FIRST_BUILD = copy.deepcopy(HOST)
@@ -295,17 +302,17 @@ FIRST_BUILD["fstab"] = {"/mnt/data": []}
 
 @pytest.mark.parametrize(("change", "expected"), [
     (lambda h, w, s, p: w["files"][0].update(content="[Match]\nName=eth9\n"),
-     "storage network: /etc/systemd/network/60-aipod-eth1.network differs from the model (re-applies the storage network in use)"),
+     "storage network /etc/systemd/network/60-aipod-eth1.network: differs from the model (re-applies the storage network in use)"),
     (lambda h, w, s, p: h["fstab"]["/mnt/data"][0].__setitem__(3, "rw,vers=3"), "(changes an existing mount)"),
     (lambda h, w, s, p: (h["nfs"].update(can_mount=True, mounts={"/mnt/data": {"src": "172.31.251.202:/data"}})),
-     "mount /mnt/data: mounted from 172.31.251.202:/data (remounts it under running I/O)"),
+     "mount /mnt/data: source is 172.31.251.202:/data, the model says 172.31.251.201:/data (remounts it under running I/O)"),
     (lambda h, w, s, p: (h["nfs"].update(can_mount=True, mounts={"/mnt/data": {"src": "172.31.251.201:/data"}}),
                          s.update(mount_extra_options=["noatime"])), "(remounts it under running I/O)"),
     (lambda h, w, s, p: s.update(rings=[{"name": "eth1", "differs": True}]),
-     "ring sizes of eth1 differ (resets the link of a NIC in service)"),
+     "NIC eth1: ring sizes differ from the model (resets the link of a NIC in service)"),
     (lambda h, w, s, p: h["tools"].update({"nvidia-container-runtime": "/usr/bin/ncr", "nvidia-ctk": "/usr/bin/nvidia-ctk",
                                            "containerd": "/usr/bin/containerd"}),
-     "containerd's default runtime is not the NVIDIA runtime (restarts the engine under its containers)"),
+     "containerd: default runtime is none, the model says nvidia (restarts the engine under its containers)"),
 ])
 def test_a_change_that_interrupts_io_or_pods_is_disruptive(change, expected):
     found = disruptive_with(change)

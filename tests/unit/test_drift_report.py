@@ -19,7 +19,7 @@ def item(object_, reason=None, action="modify", **fields):
 
 def test_a_matching_device_has_no_items():
     assert drift.items("nxos", nxos_comparison()) == []
-    assert drift.items("compute", []) == []
+    assert drift.items("cumulus", []) == []
 
 
 def test_switch_sentences_name_their_port_and_lines_are_grouped():
@@ -35,11 +35,6 @@ def test_switch_sentences_name_their_port_and_lines_are_grouped():
     assert len(found) == 4
 
 
-def test_compute_items():
-    assert drift.items("compute", ["mount /mnt/data: options differ", "package nfs-common is not installed"]) == [
-        item("host", "mount /mnt/data: options differ"), item("host", "package nfs-common is not installed")]
-
-
 def test_a_pending_list_of_another_shape_is_refused():
     with pytest.raises(ValueError, match="storage cluster1: item 0: expected the keys"):
         drift.result({"storage": {"cluster1": {"items": [{"object": "svms lab-data", "difference": "absent"}]}}})
@@ -50,7 +45,7 @@ def test_the_report_keeps_the_items_and_reads_them_as_sentences():
         item("rules aipod-dgx:1", field="clients", before=["0.0.0.0/0"], after=["172.31.251.0/24"]),
         item("svms lab-data", action="create"), item("svms", "same-named FlexVol", action="refuse")]}}})
     assert outcome["devices"][0]["differences"][0]["field"] == "clients"
-    assert "| storage | cluster1 | rules aipod-dgx:1 | clients is ['0.0.0.0/0'], the model says ['172.31.251.0/24'] |" in outcome["markdown"]
+    assert '| storage | cluster1 | rules aipod-dgx:1 | clients is ["0.0.0.0/0"], the model says ["172.31.251.0/24"] |' in outcome["markdown"]
     assert "| storage | cluster1 | svms lab-data | missing |" in outcome["markdown"]
     assert "storage cluster1: svms: left to an operator: same-named FlexVol" in drift.summary_lines(outcome)
 
@@ -58,8 +53,8 @@ def test_the_report_keeps_the_items_and_reads_them_as_sentences():
 def test_wrong_input_is_refused():
     with pytest.raises(ValueError, match="unknown kind"):
         drift.items("trident", {})
-    with pytest.raises(ValueError, match="compute: expected a list"):
-        drift.items("compute", {"a": 1})
+    with pytest.raises(ValueError, match="cumulus: expected a list"):
+        drift.items("cumulus", {"a": 1})
 
 
 def test_the_verdict_drifted_beats_incomplete_beats_clean():
@@ -95,12 +90,12 @@ def test_summary_is_capped():
 
 
 def test_a_part_of_a_host_that_could_not_be_read_is_not_a_difference():
-    items = drift.items("compute", ["kernel parameters not read: net.core.rmem_max", "aipod-roce-qos.service: not read"])
-    assert all(entry["action"] == "unread" for entry in items)
+    items = [item("kernel parameter net.core.rmem_max", "dgx_host_facts did not read it", action="unread"),
+             item("aipod-roce-qos.service", "dgx_host_facts did not read it", action="unread")]
     outcome = drift.result({"compute": {"dgx01": {"items": items}}})
     assert outcome["exit_code"] == 2 and outcome["devices"][0]["status"] == "not_checked"
-    assert "aipod-roce-qos.service: not read" in outcome["devices"][0]["reason"], outcome["devices"][0]["reason"]
-    mixed = drift.result({"compute": {"dgx01": {"items": items + drift.items("compute", ["package x is not installed"])}}})
+    assert "aipod-roce-qos.service: not read (dgx_host_facts did not read it)" in outcome["devices"][0]["reason"]
+    mixed = drift.result({"compute": {"dgx01": {"items": items + [item("package x", action="create")]}}})
     assert mixed["exit_code"] == 1 and mixed["differences"] == 1
 
 

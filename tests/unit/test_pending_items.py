@@ -37,7 +37,9 @@ def test_changes_gives_one_modify_item_per_field_in_field_order():
 
 @pytest.mark.parametrize("entry, sentence", [
     (p.item("Ethernet1/2", "mtu", 1500, 9216), "Ethernet1/2: mtu is 1500, the model says 9216"),
-    (p.item("VLAN 3111", "name", None, "nfs", action="create"), "VLAN 3111: missing, the model sets name 'nfs'"),
+    (p.item("VLAN 3111", "name", None, "nfs", action="create"), "VLAN 3111: missing, the model sets name nfs"),
+    (p.item("Ethernet1/3", "description", "spare port", None), 'Ethernet1/3: description is "spare port", the model says none'),
+    (p.item("rule 1", "clients", ["0.0.0.0/0"], ["10.0.0.0/8"]), 'rule 1: clients is ["0.0.0.0/0"], the model says ["10.0.0.0/8"]'),
     (p.item("volume old", action="delete"), "volume old: present, the model no longer has it"),
     (p.item("volume data", action="refuse", reason="it would shrink"), "volume data: left to an operator: it would shrink"),
     (p.item("file /etc/x", action="unread", reason="no answer"), "file /etc/x: not read (no answer)"),

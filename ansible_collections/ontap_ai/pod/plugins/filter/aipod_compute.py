@@ -153,13 +153,13 @@ def _compare(filter_name: str, compare, plan: Mapping, host: Mapping, kept: Mapp
         raise AnsibleFilterError(f"{filter_name}: the host facts lack {error} (run dgx_host_facts first)") from error
 
 
-def aipod_compute_pending(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[str]:
-    """Every way a DGX differs from its compute plan, in words; [] when the layer has nothing to change."""
+def aipod_compute_pending(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[dict]:
+    """Every way a DGX differs from its compute plan, as pending items; [] when the layer has nothing to change."""
     return _compare("aipod_compute_pending", compute_pending.differences, plan, host, kept, settings)
 
 
-def aipod_compute_disruptive(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[str]:
-    """The differences of a DGX whose change interrupts I/O or pods, each with the reason; [] when none does."""
+def aipod_compute_disruptive(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[dict]:
+    """The pending items of a DGX whose change interrupts I/O or pods, each with the reason; [] when none does."""
     return _compare("aipod_compute_disruptive", compute_pending.disruptive, plan, host, kept, settings)
 
 

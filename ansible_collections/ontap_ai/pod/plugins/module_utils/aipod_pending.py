@@ -21,6 +21,7 @@ This lives in module_utils, the lowest floor, so that a module can build items o
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -56,6 +57,16 @@ def problems(items: Any) -> list[str]:
     return found
 
 
+def shown(value: Any) -> str:
+    """A value as a sentence shows it: a word as it is, anything else as JSON (no repr quotes, which
+    YAML output would double)."""
+    if value is None:
+        return "none"
+    if isinstance(value, str) and value and not any(ch.isspace() or ch in "\"'," for ch in value):
+        return value
+    return json.dumps(value, default=str)
+
+
 def describe(entry: Mapping[str, Any]) -> str:
     """The sentence a person reads for one item."""
     name, field, action, reason = entry["object"], entry.get("field"), entry["action"], entry.get("reason")
@@ -66,12 +77,10 @@ def describe(entry: Mapping[str, Any]) -> str:
     if reason:
         return f"{name}: {reason}"
     if action == "create":
-        return f"{name}: missing" + (f", the model sets {field} {entry.get('after')!r}" if field else "")
+        return f"{name}: missing" + (f", the model sets {field} {shown(entry.get('after'))}" if field else "")
     if action == "delete":
         return f"{name}: present, the model no longer has it"
-    if field is None:
-        return f"{name}: is {entry.get('before')!r}, the model says {entry.get('after')!r}"
-    return f"{name}: {field} is {entry.get('before')!r}, the model says {entry.get('after')!r}"
+    return f"{name}: {field or 'it'} is {shown(entry.get('before'))}, the model says {shown(entry.get('after'))}"
 
 
 def lines(items: Iterable[Mapping[str, Any]]) -> list[str]:

@@ -2,8 +2,9 @@
 
 The compute layer reads a host once (dgx_host_facts, which also reads the SHA-1, mode and owner of
 every file the role keeps) and builds the text of the files it wants (files.py). ``differences``
-compares the reading with the plan and those files and lists every way the host differs, in words;
-the layer writes files and runs its configuring tasks only on a host with a difference. Each
+compares the reading with the plan and those files and lists every way the host differs, as the
+layers' pending items (module_utils/aipod_pending.py); the layer writes files and runs its
+configuring tasks only on a host with a difference. Each
 comparison mirrors the task it stands for (the same module's rules, not a looser test), so that an
 empty list means every one of those tasks would report ok. Where a reading is missing, the host
 counts as different: a needless converge is slower, a missed one is wrong.
@@ -16,11 +17,15 @@ from typing import Any
 
 from ansible.utils.vars import merge_hash
 
+from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import fstab, sysctl
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute.leftovers import is_temporary, leftovers
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import files as kept_files
 
 LIVE_NETWORK_DIR = {"netplan": "/etc/netplan", "networkd": "/etc/systemd/network"}
+NOT_READ = "dgx_host_facts did not read it"
+Item = dict[str, Any]
+item = aipod_pending.item
 
 
 def _mode(mode: Any) -> int | None:
@@ -30,17 +35,17 @@ def _mode(mode: Any) -> int | None:
     return int(mode, 8) if isinstance(mode, str) else int(mode)
 
 
-def _attributes(path: str, state: Mapping, mode: Any, owner: str | None, group: str | None) -> list[str]:
+def _attributes(path: str, state: Mapping, mode: Any, owner: str | None, group: str | None) -> list[Item]:
     found = []
     if _mode(mode) is not None and int(state["mode"], 8) != _mode(mode):
-        found.append(f"file {path}: mode {state['mode']}, the model wants {_mode(mode):04o}")
+        found.append(item(f"file {path}", "mode", state["mode"], f"{_mode(mode):04o}"))
     for field, wanted in (("owner", owner), ("group", group)):
         if wanted is not None and state.get(field) != wanted:
-            found.append(f"file {path}: {field} {state.get(field)}, the model wants {wanted}")
+            found.append(item(f"file {path}", field, state.get(field), wanted))
     return found
 
 
-def _files(kept: Mapping, readings: Mapping) -> list[str]:
+def _files(kept: Mapping, readings: Mapping) -> list[Item]:
     """config_files' rules: each file with its content, mode, owner and group; each directory present with its attributes."""
     owner, group = kept.get("owner"), kept.get("group")
     wanted = [("directory", entry["path"], entry, ("directory", "nfs mount")) for entry in kept.get("directories") or []]
@@ -48,20 +53,21 @@ def _files(kept: Mapping, readings: Mapping) -> list[str]:
     found = []
     for kind, path, entry, types in wanted:
         if path not in readings:
-            found.append(f"{kind} {path}: not read")
+            found.append(item(f"{kind} {path}", action="unread", reason=NOT_READ))
             continue
         state = readings[path]
         if state is None or state.get("type") not in types:
-            found.append(f"{kind} {path} is missing")
+            found.append(item(f"{kind} {path}", action="create"))
             continue
-        if kind == "file" and state.get("sha1") != kept_files.sha1(entry["content"]):
-            found.append(f"file {path} differs from the model")
+        wanted_sha1 = kept_files.sha1(entry["content"]) if kind == "file" else None
+        if kind == "file" and state.get("sha1") != wanted_sha1:
+            found.append(item(f"file {path}", "sha1", state.get("sha1"), wanted_sha1, reason="content differs from the model"))
         if state["type"] != "nfs mount":
             found += _attributes(path, state, entry.get("mode"), owner, group)
     return found + _leftovers(kept, readings)
 
 
-def _leftovers(kept: Mapping, readings: Mapping) -> list[str]:
+def _leftovers(kept: Mapping, readings: Mapping) -> list[Item]:
     """What config_files removes: files of its exclusive directories it does not keep, and interrupted writes."""
     wanted = {os.path.normpath(entry["dest"]) for entry in kept.get("files") or []}
     exclusive = {os.path.normpath(path) for path in kept.get("exclusive_directories") or []}
@@ -70,16 +76,17 @@ def _leftovers(kept: Mapping, readings: Mapping) -> list[str]:
     for path, state in readings.items():
         if state and state.get("type") in ("file", "other") and os.path.dirname(path) in scanned:
             listing.setdefault(os.path.dirname(path), []).append(os.path.basename(path))
-    return [f"file {path}: {'left by an interrupted write' if is_temporary(os.path.basename(path)) else 'staged, no longer in the model'}"
+    return [item(f"file {path}", action="delete",
+                 reason="left by an interrupted write" if is_temporary(os.path.basename(path)) else "staged, no longer in the model")
             for path in leftovers(listing, wanted, exclusive)]
 
 
-def _network(host: Mapping, kept: Mapping, network_files: list[str]) -> list[str]:
+def _network(host: Mapping, kept: Mapping, network_files: list[str]) -> list[Item]:
     """The checks of aipod-storage-net apply: live files equal the staged ones, no stale 60-aipod-*, networkd on."""
     network = host["network"]
     live_dir = LIVE_NETWORK_DIR.get(network["renderer"])
     if live_dir is None or "aipod_files" not in network:
-        return ["storage network: not read"]
+        return [item("storage network", action="unread", reason=NOT_READ)]
     checksums = {entry["dest"]: kept_files.sha1(entry["content"]) for entry in kept.get("files") or []}
     live = network["aipod_files"]
     found = []
@@ -87,28 +94,32 @@ def _network(host: Mapping, kept: Mapping, network_files: list[str]) -> list[str
     for staged in network_files:
         path = os.path.join(live_dir, os.path.basename(staged))
         wanted[path] = checksums.get(staged)
-        if wanted[path] is None or live.get(path) != wanted[path]:
-            found.append(f"storage network: {path} {'is missing' if path not in live else 'differs from the model'}")
-    found += [f"storage network: {path} is no longer wanted" for path in sorted(set(live) - set(wanted))]
+        if path not in live:
+            found.append(item(f"storage network {path}", action="create"))
+        elif wanted[path] is None or live[path] != wanted[path]:
+            found.append(item(f"storage network {path}", "sha1", live[path], wanted[path], reason="differs from the model"))
+    found += [item(f"storage network {path}", action="delete") for path in sorted(set(live) - set(wanted))]
     if not (network.get("networkd_enabled") and network.get("networkd_active")):
-        found.append("storage network: systemd-networkd is not enabled and running")
+        found.append(item("systemd-networkd.service", "state",
+                          f"{'enabled' if network.get('networkd_enabled') else 'not enabled'}, "
+                          f"{'active' if network.get('networkd_active') else 'not active'}", "enabled, active"))
     return found
 
 
-def _mounts(plan: Mapping, host: Mapping, extra_options: list[str]) -> list[str]:
+def _mounts(plan: Mapping, host: Mapping, extra_options: list[str]) -> list[Item]:
     found = []
     table = host.get("fstab") or {}
     for mount in plan.get("mounts") or []:
         opts = ",".join(list(mount["options"]) + list(extra_options))
         if mount["path"] not in table:
-            found.append(f"mount {mount['path']}: /etc/fstab not read")
+            found.append(item(f"mount {mount['path']}", action="unread", reason="/etc/fstab not read"))
             continue
         why = fstab.line_differs(table[mount["path"]], mount["src"], mount["path"], mount["fstype"], opts)
         if why:
-            found.append(f"mount {mount['path']}: {why}")
+            found.append(item(f"mount {mount['path']}", "fstab", action="create" if not table[mount["path"]] else "modify", reason=why))
         active = (host["nfs"].get("mounts") or {}).get(mount["path"])
         if host["nfs"]["can_mount"] and (active or {}).get("src") != mount["src"]:
-            found.append(f"mount {mount['path']}: not mounted from {mount['src']}")
+            found.append(item(f"mount {mount['path']}", "source", (active or {}).get("src") or "not mounted", mount["src"]))
     return found
 
 
@@ -118,26 +129,26 @@ def sysctl_plan(settings: Mapping[str, Any], readings: Mapping[str, Mapping]) ->
                        lambda name: bool((readings.get(name) or {}).get("writable")))
 
 
-def _sysctl(host: Mapping, settings: Mapping[str, Any]) -> list[str]:
+def _sysctl(host: Mapping, settings: Mapping[str, Any]) -> list[Item]:
     readings = host.get("sysctl") or {}
     unread = sorted(set(settings) - set(readings))
     if unread:
-        return [f"kernel parameters not read: {', '.join(unread)}"]
+        return [item(f"kernel parameter {name}", action="unread", reason=NOT_READ) for name in unread]
     changes, _unavailable = sysctl_plan(settings, readings)
-    return [f"kernel parameter {name} is {change['before']}, the model wants {change['after']}" for name, change in changes.items()]
+    return [item(f"kernel parameter {name}", "value", change["before"], change["after"]) for name, change in changes.items()]
 
 
-def _unit(host: Mapping, unit: str, active: bool) -> list[str]:
+def _unit(host: Mapping, unit: str, active: bool) -> list[Item]:
     state = (host.get("units") or {}).get(unit)
     if state is None:
-        return [f"{unit}: not read"]
-    found = [] if state["enabled"] == "enabled" else [f"{unit} is not enabled ({state['enabled'] or 'not installed'})"]
+        return [item(unit, action="unread", reason=NOT_READ)]
+    found = [] if state["enabled"] == "enabled" else [item(unit, "enabled", state["enabled"] or "not installed", "enabled")]
     if active and state["active"] != "active":
-        found.append(f"{unit} is not active ({state['active']})")
+        found.append(item(unit, "active", state["active"], "active"))
     return found
 
 
-def _container_runtime(host: Mapping) -> list[str]:
+def _container_runtime(host: Mapping) -> list[Item]:
     tools = host["tools"]
     runtime = tools.get("nvidia-container-runtime")
     if not runtime:
@@ -147,43 +158,45 @@ def _container_runtime(host: Mapping) -> list[str]:
     wanted = {"default-runtime": "nvidia", "runtimes": {"nvidia": {"path": runtime, "runtimeArgs": []}}}
     # merge_hash is what the task's combine(recursive=true) calls.
     if tools.get("dockerd") and (docker is None or merge_hash(docker, wanted, recursive=True) != docker):
-        found.append("Docker's default runtime is not the NVIDIA runtime")
+        found.append(item("docker", "default runtime", (docker or {}).get("default-runtime"), "nvidia",
+                          reason="its default runtime is not the NVIDIA runtime"))
     if tools.get("nvidia-ctk") and tools.get("containerd") and host["container_runtime"]["containerd_default"] != "nvidia":
-        found.append("containerd's default runtime is not the NVIDIA runtime")
+        found.append(item("containerd", "default runtime", host["container_runtime"]["containerd_default"], "nvidia"))
     return found
 
 
-def _user(plan: Mapping, host: Mapping, shell: str) -> list[str]:
+def _user(plan: Mapping, host: Mapping, shell: str) -> list[Item]:
     user = plan.get("common_user")
     if not user:
         return []
     state = host.get("user_state") or {}
     group = user.get("group") or user["name"]
-    found = [] if state.get("group_gid") == user["gid"] else [f"group {group}: absent or not gid {user['gid']}"]
+    found = [] if state.get("group_gid") == user["gid"] else [
+        item(f"group {group}", "gid", state.get("group_gid"), user["gid"], action="create" if state.get("group_gid") is None else "modify")]
     account = state.get("user")
     if account is None:
-        found.append(f"user {user['name']}: absent")
-    elif (account["uid"], account["gid"], account["shell"]) != (user["uid"], user["gid"], shell):
-        found.append(f"user {user['name']}: uid {account['uid']} gid {account['gid']} shell {account['shell']}, "
-                     f"the model wants {user['uid']} {user['gid']} {shell}")
+        found.append(item(f"user {user['name']}", action="create"))
+    else:
+        found += [item(f"user {user['name']}", field, account[field], wanted)
+                  for field, wanted in (("uid", user["uid"]), ("gid", user["gid"]), ("shell", shell)) if account[field] != wanted]
     return found
 
 
-def differences(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[str]:
-    """Every way the host differs from its plan; [] when the compute layer has nothing to change.
+def differences(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[Item]:
+    """Every way the host differs from its plan, as pending items; [] when the compute layer has nothing to change.
 
     plan: the host's compute plan (aipod_compute_plans); host: dgx_host_facts' aipod_host; kept: the
     arguments of the role's config_files task (files with their content, directories, owner, group);
     settings: network_files (staged paths), sysctl, mount_extra_options, rings (aipod_ring_settings),
     rings_unit, roce_unit, roce_ready, nvidia_runtime_default, shell.
     """
-    found = [f"package {name} is not installed" for name in host.get("packages_missing") or []]
+    found = [item(f"package {name}", action="create") for name in host.get("packages_missing") or []]
     found += _files(kept, host.get("files") or {})
     found += _network(host, kept, list(settings.get("network_files") or []))
     found += _mounts(plan, host, list(settings.get("mount_extra_options") or []))
     found += _sysctl(host, settings.get("sysctl") or {})
     rings = list(settings.get("rings") or [])
-    found += [f"ring sizes of {ring['name']} differ" for ring in rings if ring.get("differs")]
+    found += [item(f"NIC {ring['name']}", "ring sizes", reason="ring sizes differ from the model") for ring in rings if ring.get("differs")]
     if rings:
         found += _unit(host, settings["rings_unit"], active=False)
     if plan.get("roce"):
@@ -199,8 +212,13 @@ def _in_service(host: Mapping) -> bool:
     return bool(host["network"].get("aipod_files") or host["nfs"].get("mounts"))
 
 
-def disruptive(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[str]:
-    """The differences whose change interrupts I/O or pods on a host in service, each saying why.
+def _because(found: list[Item], why: str) -> list[Item]:
+    """The items, each with why its change interrupts I/O or pods added to its words."""
+    return [{**entry, "reason": f"{aipod_pending.describe(entry)[len(entry['object']) + 2:]} ({why})"} for entry in found]
+
+
+def disruptive(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[Item]:
+    """The pending items whose change interrupts I/O or pods on a host in service, each saying why.
 
     These are what the role does by restarting or re-applying something in use: a storage network
     that already exists is re-applied (its NICs are reconfigured under the NFS traffic); a mount that
@@ -210,10 +228,9 @@ def disruptive(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -
     restart stops or disturbs the pods). A first configuration - no storage network or mount yet -
     interrupts nothing, and neither do packages, kernel parameters, units or users.
     """
-    found = []
+    found: list[Item] = []
     if host["network"].get("aipod_files"):
-        found += [f"{why} (re-applies the storage network in use)"
-                  for why in _network(host, kept, list(settings.get("network_files") or []))]
+        found += _because(_network(host, kept, list(settings.get("network_files") or [])), "re-applies the storage network in use")
     table = host.get("fstab") or {}
     extra = list(settings.get("mount_extra_options") or [])
     for mount in plan.get("mounts") or []:
@@ -224,11 +241,12 @@ def disruptive(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -
         opts = ",".join(list(mount["options"]) + extra)
         why = fstab.line_differs(line, mount["src"], mount["path"], mount["fstype"], opts) if line else "not in /etc/fstab"
         if why or (active and active.get("src") != mount["src"]):
-            found.append(f"mount {mount['path']}: {why or 'mounted from ' + str(active.get('src'))} "
-                         f"({'remounts it under running I/O' if active else 'changes an existing mount'})")
+            change = item(f"mount {mount['path']}", "fstab", reason=why) if why else \
+                item(f"mount {mount['path']}", "source", active.get("src"), mount["src"])
+            found += _because([change], "remounts it under running I/O" if active else "changes an existing mount")
     if _in_service(host):
-        found += [f"ring sizes of {ring['name']} differ (resets the link of a NIC in service)"
-                  for ring in settings.get("rings") or [] if ring.get("differs")]
+        found += _because([item(f"NIC {ring['name']}", "ring sizes", reason="ring sizes differ from the model")
+                           for ring in settings.get("rings") or [] if ring.get("differs")], "resets the link of a NIC in service")
     if settings.get("nvidia_runtime_default"):
-        found += [f"{why} (restarts the engine under its containers)" for why in _container_runtime(host)]
+        found += _because(_container_runtime(host), "restarts the engine under its containers")
     return found

@@ -14,7 +14,7 @@ from typing import Any
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 
-KINDS = ("nxos", "cumulus", "compute")
+KINDS = ("nxos", "cumulus")
 # Concerns whose differences are configuration lines rather than sentences.
 _LINE_CONCERNS = {"qos": "QoS and per-port lines", "vpc_domain": "vPC domain"}
 
@@ -48,26 +48,13 @@ def _cumulus(differences: list) -> list[dict[str, str]]:
     return found
 
 
-def _compute(differences: list) -> list[dict[str, Any]]:
-    # "...: not read" / "... not read: ..." is a part of the host dgx_host_facts could not read: not
-    # a difference, and the host is then not fully checked.
-    found = []
-    for sentence in map(str, differences):
-        item: dict[str, Any] = _sentence(sentence, "host")
-        if sentence.endswith(": not read") or " not read: " in sentence:
-            item["unread"] = True
-        found.append(item)
-    return found
-
-
 def items(kind: str, data: Any) -> list[dict[str, Any]]:
     """One device's differences from the model as pending items; [] when it matches.
 
-    kind: nxos (switch_nxos_comparison), cumulus (switch_cumulus_differences, sentences) or
-    compute (dgx_node_pending, sentences). A layer whose compare entry point sets its pending items needs
+    kind: nxos (switch_nxos_comparison) or cumulus (switch_cumulus_differences, sentences). A layer whose compare entry point sets its pending items needs
     no reading here.
     """
-    readers = {"nxos": (_nxos, Mapping), "cumulus": (_cumulus, list), "compute": (_compute, list)}
+    readers = {"nxos": (_nxos, Mapping), "cumulus": (_cumulus, list)}
     if kind not in readers:
         raise ValueError(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
     reader, expected = readers[kind]
