@@ -12,8 +12,8 @@ import os
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 from ansible_collections.ontap_ai.pod.plugins.filter.aipod_compute import FilterModule
+from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_compute import fstab
 from ansible_collections.ontap_ai.pod.plugins.modules import dgx_host_facts
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute.files import sha1
@@ -92,7 +92,8 @@ def test_a_host_as_the_model_says_has_no_difference():
      "storage network /etc/systemd/network/60-aipod-eth1.network: missing"),
     (lambda h, w, s, p: h["network"]["aipod_files"].update({"/etc/netplan/60-aipod-storage.yaml": "x"}),
      "storage network /etc/netplan/60-aipod-storage.yaml: present, the model no longer has it"),
-    (lambda h, w, s, p: h["network"].update(networkd_active=False), 'systemd-networkd.service: state is "enabled, not active", the model says "enabled, active"'),
+    (lambda h, w, s, p: h["network"].update(networkd_active=False),
+     'systemd-networkd.service: state is "enabled, not active", the model says "enabled, active"'),
     (lambda h, w, s, p: h["fstab"].update({"/mnt/data": []}), "mount /mnt/data: not in /etc/fstab"),
     (lambda h, w, s, p: h["fstab"]["/mnt/data"][0].__setitem__(3, "rw,vers=3"),
      "mount /mnt/data: /etc/fstab has '172.31.251.201:/data /mnt/data nfs4 rw,vers=3 0 0', "
