@@ -93,8 +93,10 @@ def test_a_drift_made_with_nv_set_is_reported_then_put_back(spectrum_lab):
     devices = {(d["layer"], d["device"]): d for d in last_report()["drift"]["devices"]}
     assert devices[("switches", "lab-sn-a")]["status"] == "clean"
     items = devices[("switches", "lab-sn-b")]["differences"]
-    assert {"object": "interface swp2", "difference": "the model sets link mtu 9216"} in items, items
-    assert {"object": "interface swp9", "difference": "the model sets description lab-ontap-01 e1b"} in items, items
+    assert {"object": "interface swp2", "field": "link mtu", "before": None, "after": 9216, "action": "modify",
+            "reason": "the model sets link mtu 9216"} in items, items
+    assert [entry["after"] for entry in items if (entry["object"], entry["field"]) == ("interface swp9", "description")] == \
+        ["lab-ontap-01 e1b"], items
     assert applied("lab-sn-b")["interface"]["swp2"]["link"]["mtu"] == 1500  # the report changed nothing
 
     repaired = playbook(*SPECTRUM, "playbooks/switches.yml")

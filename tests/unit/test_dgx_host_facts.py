@@ -11,6 +11,7 @@ import pytest
 from ansible.module_utils.testing import patch_module_args
 from project_paths import COLLECTION
 
+from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 from ansible_collections.ontap_ai.pod.plugins.modules import dgx_host_facts as facts
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import files, pending
 
@@ -173,7 +174,8 @@ def test_files_as_config_files_leaves_them_read_as_no_difference(tmp_path):
             "owner": owner, "group": group}
     assert pending._files(kept, facts.files_state([str(dest), str(tmp_path)], [], {})) == []
     dest.write_text(text.replace("dscp", "pcp"))
-    assert pending._files(kept, facts.files_state([str(dest), str(tmp_path)], [], {})) == [f"file {dest} differs from the model"]
+    assert aipod_pending.lines(pending._files(kept, facts.files_state([str(dest), str(tmp_path)], [], {}))) == [
+        f"file {dest}: content differs from the model"]
 
 
 def test_stale_staging_and_interrupted_writes_are_read_as_differences_where_config_files_removes_them(tmp_path):
@@ -197,7 +199,7 @@ def test_stale_staging_and_interrupted_writes_are_read_as_differences_where_conf
             "exclusive_directories": [str(staged)], "owner": owner, "group": group}
     readings = facts.files_state([str(dest), str(mnt / "data")], [str(staged)], {})
     assert str(staged / ".config_files-x1") in readings and str(mnt / ".config_files-z3") in readings
-    assert pending._files(kept, readings) == [
+    assert aipod_pending.lines(pending._files(kept, readings)) == [
         f"file {etc / '.config_files-y2'}: left by an interrupted write",
         f"file {staged / '.config_files-x1'}: left by an interrupted write",
         f"file {staged / '60-aipod-old.network'}: staged, no longer in the model"]

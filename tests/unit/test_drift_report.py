@@ -7,32 +7,8 @@ from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_report import drift
 
 
-def nxos_comparison(**pending):
-    base = {concern: [] for concern in ("features", "vlans", "qos", "interfaces", "port_channels", "vpc_domain", "vpc_members")}
-    base.update(pending)
-    return {"pending": base, "features": [], "vpc_interfaces": []}
-
-
 def item(object_, reason=None, action="modify", **fields):
     return aipod_pending.item(object_, action=action, reason=reason, **fields)
-
-
-def test_a_matching_device_has_no_items():
-    assert drift.items("nxos", nxos_comparison()) == []
-    assert drift.items("cumulus", []) == []
-
-
-def test_switch_sentences_name_their_port_and_lines_are_grouped():
-    found = drift.items("nxos", nxos_comparison(
-        interfaces=["Ethernet1/2: mtu is '1500', the model says '9216'"],
-        vlans=["VLAN 3112 is missing"],
-        qos=["interface Ethernet1/2", "priority-flow-control mode on"],
-        vpc_members=["port-channel11 is not vPC 11"]))
-    assert item("Ethernet1/2", "mtu is '1500', the model says '9216'") in found
-    assert item("vlans", "VLAN 3112 is missing") in found
-    assert item("QoS and per-port lines", "the running configuration lacks: interface Ethernet1/2 / priority-flow-control mode on") in found
-    assert item("vpc members", "port-channel11 is not vPC 11") in found
-    assert len(found) == 4
 
 
 def test_a_pending_list_of_another_shape_is_refused():
@@ -48,13 +24,6 @@ def test_the_report_keeps_the_items_and_reads_them_as_sentences():
     assert '| storage | cluster1 | rules aipod-dgx:1 | clients is ["0.0.0.0/0"], the model says ["172.31.251.0/24"] |' in outcome["markdown"]
     assert "| storage | cluster1 | svms lab-data | missing |" in outcome["markdown"]
     assert "storage cluster1: svms: left to an operator: same-named FlexVol" in drift.summary_lines(outcome)
-
-
-def test_wrong_input_is_refused():
-    with pytest.raises(ValueError, match="unknown kind"):
-        drift.items("trident", {})
-    with pytest.raises(ValueError, match="cumulus: expected a list"):
-        drift.items("cumulus", {"a": 1})
 
 
 def test_the_verdict_drifted_beats_incomplete_beats_clean():
@@ -97,9 +66,3 @@ def test_a_part_of_a_host_that_could_not_be_read_is_not_a_difference():
     assert "aipod-roce-qos.service: not read (dgx_host_facts did not read it)" in outcome["devices"][0]["reason"]
     mixed = drift.result({"compute": {"dgx01": {"items": items + [item("package x", action="create")]}}})
     assert mixed["exit_code"] == 1 and mixed["differences"] == 1
-
-
-def test_cumulus_sentences_name_their_nvue_object():
-    found = drift.items("cumulus", ["interface swp2: the model sets link mtu 9216", "bridge domain br_default: the model adds vlan 3111"])
-    assert found == [item("interface swp2", "the model sets link mtu 9216"), item("bridge domain br_default", "the model adds vlan 3111")]
-    assert drift.items("cumulus", []) == []

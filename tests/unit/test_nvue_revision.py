@@ -1,14 +1,21 @@
-"""What an NVUE revision changes, in sentences, and the brownfield bonds model ports must leave."""
+"""What an NVUE revision changes, as pending items, and the brownfield bonds model ports must leave."""
 from __future__ import annotations
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_nvue.revision import differences, stray_bond_members
+from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_nvue.revision import pending, stray_bond_members
 
 
-def test_each_leaf_of_the_diff_is_one_sentence_named_by_its_object():
+def test_each_leaf_of_the_diff_is_one_item_named_by_its_object():
     parts = [{"set": {"interface": {"swp1": {"link": {"mtu": 9216, "state": {"up": {}}}}},
                       "bridge": {"domain": {"br_default": {"vlan": {"3111": {}}}}}, "qos": {"roce": {"mode": "lossless"}}}},
              {"unset": {"interface": {"swp2": {"bridge": {"domain": {"br_default": {"vlan": {"999": None}}}}}, "bond40": None}}}]
-    assert differences(parts) == [
+    found = pending(parts)
+    assert aipod_pending.problems(found) == []
+    assert [(entry["object"], entry["field"], entry["after"], entry["action"]) for entry in found] == [
+        ("interface swp1", "link mtu", 9216, "modify"), ("interface swp1", "link state up", None, "create"),
+        ("bridge domain br_default", "vlan 3111", None, "create"), ("qos roce", "mode", "lossless", "modify"),
+        ("interface swp2", "bridge domain br_default vlan 999", None, "delete"), ("interface bond40", None, None, "delete")]
+    assert aipod_pending.lines(found) == [
         "interface swp1: the model sets link mtu 9216",
         "interface swp1: the model adds link state up",
         "bridge domain br_default: the model adds vlan 3111",
@@ -18,8 +25,9 @@ def test_each_leaf_of_the_diff_is_one_sentence_named_by_its_object():
     ]
 
 
-def test_an_empty_diff_has_no_sentences():
-    assert differences([]) == [] and differences(None) == []
+def test_an_empty_diff_has_no_items_and_a_diff_without_leaves_one():
+    assert pending([]) == [] and pending(None) == []
+    assert [entry["object"] for entry in pending([{"set": {}}])] == ["configuration"]
 
 
 def test_a_model_port_leaves_a_foreign_bond_and_nothing_else_is_touched():

@@ -6,6 +6,7 @@ import copy
 import pytest
 from switch_test_models import sample_model
 
+from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import model as m
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import nxos
 
@@ -135,13 +136,16 @@ def test_pending_names_each_difference(intent):
     by_name(gathered["l2_interfaces"])["port-channel10"]["trunk"]["allowed_vlans"] = "3101,3111"
     by_name(gathered["lag_interfaces"])["port-channel10"]["members"].pop()
     del by_name(gathered["interfaces"])["Ethernet1/2"]["service_policy"]
-    problems = nxos.pending(intent, gathered)
-    assert "Ethernet1/1: mtu is '1500', the model says '9216'" in problems
-    assert "VLAN 3112 is missing" in problems
-    assert any(p.startswith("port-channel10: trunk allows VLANs 3101,3111") for p in problems)
-    assert any(p.startswith("port-channel10: members are") for p in problems)
-    assert "Ethernet1/2: input QoS policy is None, the model says 'AIPOD-QOS-IN'" in problems
-    assert len(problems) == 5
+    found = nxos.pending(intent, gathered)
+    assert aipod_pending.problems(found) == []
+    fields = {(entry["object"], entry["field"]): (entry["before"], entry["after"], entry["action"]) for entry in found}
+    assert fields[("Ethernet1/1", "mtu")] == ("1500", "9216", "modify")
+    assert fields[("VLAN 3112", "name")][0] is None and fields[("VLAN 3112", "name")][2] == "create"
+    assert fields[("port-channel10", "trunk allowed VLANs")][:2] == ("3101,3111", "3101,3111-3112")
+    assert ("port-channel10", "members") in fields
+    assert fields[("Ethernet1/2", "input QoS policy")] == (None, "AIPOD-QOS-IN", "modify")
+    assert len(found) == 5
+    assert "Ethernet1/1: mtu is 1500, the model says 9216" in aipod_pending.lines(found)
 
 
 def running_config_of(intent) -> str:
@@ -169,9 +173,9 @@ def test_missing_lines_are_what_the_running_configuration_lacks(intent):
 
 def test_compare_finds_nothing_pending_on_a_matching_switch(intent):
     comparison = nxos.compare(intent, gathered_from(intent), running_config_of(intent))
-    assert set(comparison["pending"]) == set(nxos.CONCERNS)
-    assert all(not items for items in comparison["pending"].values())
-    assert comparison["features"] == [] and comparison["vpc_interfaces"] == []
+    assert comparison["pending"] == [] and comparison["release_pending"] == []
+    assert comparison["steps"]["concerns"] == []
+    assert comparison["steps"]["features"] == [] and comparison["steps"]["vpc_interfaces"] == []
 
 
 def test_compare_sorts_a_new_port_into_its_concerns_only(intent):
@@ -182,29 +186,33 @@ def test_compare_sorts_a_new_port_into_its_concerns_only(intent):
     running = running_config_of(intent).replace(
         "interface Ethernet1/2\n  priority-flow-control mode on\n  spanning-tree port type edge\n", "")
     assert running != running_config_of(intent)
-    pending = nxos.compare(intent, gathered, running)["pending"]
-    assert pending["interfaces"] and all(p.startswith("Ethernet1/2") for p in pending["interfaces"])
-    assert pending["qos"] == ["interface Ethernet1/2", "priority-flow-control mode on", "spanning-tree port type edge"]
-    assert [c for c, items in pending.items() if items] == ["qos", "interfaces"]
+    compared = nxos.compare(intent, gathered, running)
+    assert compared["steps"]["concerns"] == ["qos", "interfaces"]
+    assert {entry["object"] for entry in compared["pending"]} == {"Ethernet1/2"}
+    assert [(entry["field"], entry["after"]) for entry in compared["pending"] if entry["field"] == "line"] == [
+        ("line", "priority-flow-control mode on"), ("line", "spanning-tree port type edge")]
+    assert {"object": "Ethernet1/2", "field": None, "before": None, "after": None, "action": "create", "reason": None} in compared["pending"]
 
 
 def test_compare_names_the_features_and_vpc_members_left_to_do(intent):
     running = running_config_of(intent).replace("feature lldp\n", "").replace(
         "interface port-channel11\n  vpc 11\n", "interface port-channel11\n")
     comparison = nxos.compare(intent, gathered_from(intent), running, ["vpc domain 10", "peer-gateway"])
-    assert comparison["features"] == ["lldp"]
-    assert comparison["vpc_interfaces"] == [{"portchannel": "11", "vpc": "11"}]
-    assert comparison["pending"]["features"] == ["feature lldp is not enabled"]
-    assert comparison["pending"]["vpc_members"] == ["port-channel11 is not vPC 11"]
-    assert comparison["pending"]["vpc_domain"] == ["vpc domain 10", "peer-gateway"]
+    assert comparison["steps"]["features"] == ["lldp"]
+    assert comparison["steps"]["vpc_interfaces"] == [{"portchannel": "11", "vpc": "11"}]
+    assert comparison["steps"]["concerns"] == ["features", "vpc_domain", "vpc_members"]
+    assert aipod_pending.lines(comparison["pending"]) == [
+        "feature lldp: missing", "vPC domain 10: nxos_vpc would send: vpc domain 10", "vPC domain 10: nxos_vpc would send: peer-gateway",
+        "port-channel11: vPC is none, the model says 11"]
 
 
 def test_compare_on_a_factory_switch_has_every_concern_pending(intent):
     empty = {"vlans": [{"vlan_id": 1, "name": "default"}], "interfaces": [], "l2_interfaces": [], "lag_interfaces": [], "lacp_interfaces": []}
     comparison = nxos.compare(intent, empty, "")
-    assert comparison["features"] == intent["features"]
-    assert comparison["vpc_interfaces"] == intent["vpc_interfaces"]
-    assert [c for c, items in comparison["pending"].items() if not items] == ["vpc_domain", "released"]  # nothing decommissioned
+    assert comparison["steps"]["features"] == intent["features"]
+    assert comparison["steps"]["vpc_interfaces"] == intent["vpc_interfaces"]
+    assert [c for c in nxos.CONCERNS if c not in comparison["steps"]["concerns"]] == ["vpc_domain", "released"]  # nothing decommissioned
+    assert aipod_pending.problems(comparison["pending"]) == []
 
 
 # --------------------------------------------------------------- trunk allowed lists, set whole
@@ -244,14 +252,14 @@ def test_a_trunk_whose_list_differs_gets_its_whole_list(intent, have_trunk):
     by_name(gathered["l2_interfaces"])["port-channel10"]["trunk"] = dict(have_trunk, native_vlan=None)
     items = nxos.trunk_items(intent, gathered)
     assert items == [{"parents": ["interface port-channel10"], "lines": ["switchport trunk allowed vlan 3101,3111-3112"]}]
-    assert any(p.startswith("port-channel10: trunk allows VLANs") for p in nxos.pending(intent, gathered))
+    assert [entry["object"] for entry in nxos.pending(intent, gathered) if entry["field"] == "trunk allowed VLANs"] == ["port-channel10"]
 
 
 def test_no_trunk_item_when_every_list_is_the_models(intent):
     gathered = gathered_from(intent)
     by_name(gathered["l2_interfaces"])["port-channel10"]["trunk"]["allowed_vlans"] = "3111-3112,3101"
     assert nxos.trunk_items(intent, gathered) == []
-    assert nxos.compare(intent, gathered, running_config_of(intent))["trunk_vlans"] == []
+    assert nxos.compare(intent, gathered, running_config_of(intent))["steps"]["trunk_vlans"] == []
 
 
 @pytest.mark.parametrize("prefix", ["AIPOD\nreload", "AI POD", "AI?", "ÄIPOD", "", 7, "A" * 29, "AIPOD.1"])

@@ -109,9 +109,10 @@ def test_an_ethernet_port_without_a_shutdown_line_is_up_unless_ports_are_down_by
 def test_compare_reports_released_ports_as_pending():
     plan = m.switch_plan(decommissioned(sample_model(), "dgx02"), "n3232c-a")
     result = nxos.compare(nxos.intent(plan), {}, RUNNING)
-    assert result["pending"]["released"][0] == "Ethernet1/2: shutdown"
-    assert "no interface port-channel102" in result["pending"]["released"]
-    assert result["release"][-1] == {"parents": [], "lines": ["no interface port-channel102"]}
+    assert (result["release_pending"][0]["object"], result["release_pending"][0]["after"]) == ("Ethernet1/2", "shutdown")
+    assert ("switch", "no interface port-channel102") in [(entry["object"], entry["after"]) for entry in result["release_pending"]]
+    assert not [entry for entry in result["pending"] if entry["object"] == "port-channel102"]
+    assert result["steps"]["release"][-1] == {"parents": [], "lines": ["no interface port-channel102"]}
 
 
 def test_nvue_unsets_released_bonds_and_ports_and_shuts_them():

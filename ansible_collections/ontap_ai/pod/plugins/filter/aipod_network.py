@@ -46,7 +46,7 @@ def aipod_nxos_missing_lines(candidate: Any, running: Any) -> list[str]:
     return nxos.missing_lines(candidate, running)
 
 
-def aipod_nxos_pending(intent: Mapping, gathered: Mapping) -> list[str]:
+def aipod_nxos_pending(intent: Mapping, gathered: Mapping) -> list[dict]:
     if not isinstance(intent, Mapping) or "interfaces" not in intent:
         raise AnsibleFilterError(f"aipod_nxos_pending: expected the output of aipod_nxos_intent, got {type(intent).__name__}")
     if not isinstance(gathered, Mapping):

@@ -65,23 +65,19 @@ staged:
   returned: success
   type: int
 pending:
-  description: Whether the staged revision differs from the applied one.
+  description:
+    - What applying the staged revision would change, as pending items (docs/conventions.md), one per leaf of
+      C(nv config diff -o json), named by its object (C(interface swp1), C(bridge domain br_default)); empty when the
+      staged revision is the applied one. NVUE's diff gives the model's value only, so C(before) is always null.
   returned: success
-  type: bool
+  type: list
+  elements: dict
 stdout:
   description: The output of C(nv config diff) for the staged revision.
   returned: success
   type: str
 stdout_lines:
   description: RV(stdout) split into lines.
-  returned: success
-  type: list
-  elements: str
-differences:
-  description:
-    - What applying the staged revision would change, one sentence per leaf of C(nv config diff -o json), named by its
-      object, for example C(interface swp1 - the model sets link mtu 9216) with a colon after the object; empty when
-      nothing would change.
   returned: success
   type: list
   elements: str
@@ -104,7 +100,7 @@ import shlex
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_nvue.revision import differences, stray_bond_members
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_nvue.revision import pending, stray_bond_members
 
 VERBS = ("set", "unset")
 EMPTY_DIFFS = ("", "{}", "[]", "null")
@@ -158,8 +154,8 @@ def main() -> None:
         rc, diff, err = module.run_command(["nv", "config", "diff"], expand_user_and_vars=False)
         if rc != 0:
             module.fail_json(msg=f"nv config diff exited {rc}: {err.strip()[:500]}", rc=rc)
-    module.exit_json(changed=False, staged=len(commands), pending=bool(parts), stdout=diff, stdout_lines=diff.splitlines(),
-                     differences=differences(parts), released_members=[" ".join(argv) for argv in released],
+    module.exit_json(changed=False, staged=len(commands), pending=pending(parts), stdout=diff, stdout_lines=diff.splitlines(),
+                     released_members=[" ".join(argv) for argv in released],
                      aipod_resolved=resolved)
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ansible_collections.ontap_ai.pod.plugins.module_utils.aipod_pending import item
+
 # The first words of a path that name the object a difference belongs to: "interface swp1",
 # "bridge domain br_default", "qos roce"; anything else is named by its first word.
 _OBJECT_DEPTH = {"interface": 2, "bridge": 3, "qos": 2, "mlag": 1, "service": 2, "system": 2, "vrf": 2}
@@ -28,13 +30,15 @@ def _split(path: tuple[str, ...]) -> tuple[str, str]:
     return " ".join(path[:depth]), " ".join(path[depth:])
 
 
-def differences(parts: Any) -> list[str]:
-    """'<object>: <what the model changes>' for every leaf of an NVUE diff, in the diff's order.
+def pending(parts: Any) -> list[dict[str, Any]]:
+    """The pending items (module_utils/aipod_pending.py) of an NVUE diff, one per leaf, in the diff's order.
 
-    A set leaf reads "the model sets link mtu 9216" (a collection entry: "the model adds vlan 3111");
-    an unset leaf reads "the model removes vlan 200".
+    NVUE's diff says what the staged revision sets or unsets, not what the switch has now, so an
+    item carries the model's value only: a set leaf is modify ("the model sets link mtu 9216"), a
+    collection entry set is create ("the model adds vlan 3111"), an unset leaf is delete ("the model
+    removes vlan 200"). A diff with parts but no leaf still differs, as one item.
     """
-    sentences = []
+    found = []
     for part in parts if isinstance(parts, list) else []:
         for verb, tree in (part.items() if isinstance(part, dict) else []):
             for path, value in _leaves(tree):
@@ -42,13 +46,15 @@ def differences(parts: Any) -> list[str]:
                     continue
                 target, rest = _split(path)
                 if verb == "set" and value not in ({}, None):
-                    change = f"the model sets {rest} {value}".replace("  ", " ")
+                    change = item(target, rest or None, None, value, reason=f"the model sets {rest} {value}".replace("  ", " "))
                 elif verb == "set":
-                    change = f"the model adds {rest}" if rest else "the model adds it"
+                    change = item(target, rest or None, action="create", reason=f"the model adds {rest}" if rest else "the model adds it")
                 else:
-                    change = f"the model removes {rest}" if rest else "the model removes it"
-                sentences.append(f"{target}: {change}")
-    return sentences
+                    change = item(target, rest or None, action="delete", reason=f"the model removes {rest}" if rest else "the model removes it")
+                found.append(change)
+    if not found and parts:
+        found.append(item("configuration", action="modify", reason="the staged revision differs from the applied one"))
+    return found
 
 
 def applied_tree(shown: Any) -> dict:

@@ -19,8 +19,12 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network.model import UNUSED_DESCRIPTION, is_uplink
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network.vlans import compress, expand
+
+Item = dict[str, Any]
+pending_item = aipod_pending.item
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "roce_cos": 3,
@@ -364,67 +368,66 @@ def _by_name(items: Any, key: str = "name") -> dict[str, dict]:
     return {str(item.get(key)): item for item in (items or []) if isinstance(item, Mapping)}
 
 
-def _pending_vlans(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[str]:
-    problems: list[str] = []
+def _pending_vlans(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[Item]:
+    found: list[Item] = []
     vlans = {int(v["vlan_id"]): v for v in gathered.get("vlans") or []}
     for vlan in intent_["vlans"]:
         have = vlans.get(vlan["vlan_id"])
         if have is None:
-            problems.append(f"VLAN {vlan['vlan_id']} is missing")
+            found.append(pending_item(f"VLAN {vlan['vlan_id']}", "name", None, vlan["name"], action="create"))
         elif have.get("name") != vlan["name"]:
-            problems.append(f"VLAN {vlan['vlan_id']} is named {have.get('name')!r}, the model says {vlan['name']!r}")
-    return problems
+            found.append(pending_item(f"VLAN {vlan['vlan_id']}", "name", have.get("name"), vlan["name"]))
+    return found
 
 
-def _pending_interfaces(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[str]:
-    problems: list[str] = []
+def _qos_input(entry: Mapping[str, Any]) -> Any:
+    return ((entry.get("service_policy") or {}).get("type_options") or {}).get("qos", {}).get("input")
+
+
+def _pending_interfaces(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[Item]:
+    found: list[Item] = []
     interfaces = _by_name(gathered.get("interfaces"))
     for want in list(intent_["interfaces"]) + list(intent_["member_interfaces"]):
         have = interfaces.get(want["name"])
         if have is None:
-            problems.append(f"{want['name']} is missing")
+            found.append(pending_item(want["name"], action="create"))
             continue
-        for key in ("description", "mtu", "enabled"):
-            if key in want and str(have.get(key)) != str(want[key]):
-                problems.append(f"{want['name']}: {key} is {have.get(key)!r}, the model says {want[key]!r}")
-        policy = ((want.get("service_policy") or {}).get("type_options") or {}).get("qos", {}).get("input")
-        have_policy = ((have.get("service_policy") or {}).get("type_options") or {}).get("qos", {}).get("input")
-        if policy != have_policy:
-            problems.append(f"{want['name']}: input QoS policy is {have_policy!r}, the model says {policy!r}")
+        found += [pending_item(want["name"], key, have.get(key), want[key])
+                  for key in ("description", "mtu", "enabled") if key in want and str(have.get(key)) != str(want[key])]
+        if _qos_input(want) != _qos_input(have):
+            found.append(pending_item(want["name"], "input QoS policy", _qos_input(have), _qos_input(want)))
     l2 = _by_name(gathered.get("l2_interfaces"))
     for want in intent_["l2_interfaces"]:
         have = l2.get(want["name"], {"name": want["name"]})
         if (have.get("mode") or "access") != (want.get("mode") or "access"):
-            problems.append(f"{want['name']}: switchport mode is {have.get('mode') or 'access'}, the model says {want.get('mode') or 'access'}")
+            found.append(pending_item(want["name"], "switchport mode", have.get("mode") or "access", want.get("mode") or "access"))
         if (have.get("access") or {}).get("vlan") != (want.get("access") or {}).get("vlan") and want.get("access"):
-            problems.append(f"{want['name']}: access VLAN is {(have.get('access') or {}).get('vlan')}, "
-                            f"the model says {want['access']['vlan']}")
+            found.append(pending_item(want["name"], "access VLAN", (have.get("access") or {}).get("vlan"), want["access"]["vlan"]))
         want_trunk, have_trunk = want.get("trunk") or {}, have.get("trunk") or {}
         if "allowed_vlans" in want_trunk:
             have_allowed = gathered_allowed_vlans(have_trunk)
             if have_allowed != set(expand(want_trunk["allowed_vlans"])):
                 shown = "all" if have_allowed is None else (compress(have_allowed) or "none")
-                problems.append(f"{want['name']}: trunk allows VLANs {shown}, the model says {want_trunk['allowed_vlans']}")
+                found.append(pending_item(want["name"], "trunk allowed VLANs", shown, want_trunk["allowed_vlans"]))
         if want_trunk.get("native_vlan") != have_trunk.get("native_vlan") and want_trunk.get("native_vlan") is not None:
-            problems.append(f"{want['name']}: native VLAN is {have_trunk.get('native_vlan')}, the model says {want_trunk['native_vlan']}")
-    return problems
+            found.append(pending_item(want["name"], "native VLAN", have_trunk.get("native_vlan"), want_trunk["native_vlan"]))
+    return found
 
 
-def _pending_port_channels(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[str]:
-    problems: list[str] = []
+def _pending_port_channels(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[Item]:
+    found: list[Item] = []
     lags = _by_name(gathered.get("lag_interfaces"))
     for want in intent_["lag_interfaces"]:
         have_members = {m.get("member"): m.get("mode") for m in (lags.get(want["name"]) or {}).get("members") or []}
         want_members = {m["member"]: m["mode"] for m in want["members"]}
         if have_members != want_members:
-            problems.append(f"{want['name']}: members are {have_members or 'none'}, the model says {want_members}")
+            found.append(pending_item(want["name"], "members", have_members or None, want_members))
     lacp = _by_name(gathered.get("lacp_interfaces"))
     for want in intent_["lacp_interfaces"]:
         have = lacp.get(want["name"], {})
-        for key in ("rate", "suspend_individual"):
-            if key in want and have.get(key) != want[key]:
-                problems.append(f"{want['name']}: LACP {key.replace('_', '-')} is {have.get(key)!r}, the model says {want[key]!r}")
-    return problems
+        found += [pending_item(want["name"], f"LACP {key.replace('_', '-')}", have.get(key), want[key])
+                  for key in ("rate", "suspend_individual") if key in want and have.get(key) != want[key]]
+    return found
 
 
 def trunk_items(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -442,13 +445,12 @@ def trunk_items(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list
     return items
 
 
-def pending(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[str]:
+def pending(intent_: Mapping[str, Any], gathered: Mapping[str, Any]) -> list[Item]:
     """Differences between what a switch reports (resource modules, state gathered) and its intent.
 
     gathered: {vlans, interfaces, l2_interfaces, lag_interfaces, lacp_interfaces}, each the
-    `gathered` list of that module. Returns one sentence per difference; [] means the switch
-    carries everything the model gives it. Extra configuration the model does not own is not
-    reported.
+    `gathered` list of that module. Returns the pending items; [] means the switch carries
+    everything the model gives it. Extra configuration the model does not own is not reported.
     """
     return _pending_vlans(intent_, gathered) + _pending_interfaces(intent_, gathered) + _pending_port_channels(intent_, gathered)
 
@@ -542,18 +544,34 @@ def stray_channel_groups(intent_: Mapping[str, Any], running: str) -> list[dict[
 CONCERNS = ("features", "vlans", "qos", "interfaces", "port_channels", "vpc_domain", "vpc_members", "released")
 
 
+# Lines that open a section of the running configuration: a missing line below one belongs to it.
+SECTION_LINES = ("interface ", "class-map ", "policy-map ", "class ", "system qos")
+
+
+def _line_items(lines: list[str], default_object: str, reason: str) -> list[Item]:
+    """One create item per configuration line the switch lacks, named by the section it is in."""
+    found, section = [], default_object
+    for line in lines:
+        if line.startswith(SECTION_LINES):
+            section = line[len("interface "):] if line.startswith("interface ") else line
+            continue
+        found.append(pending_item(section, "line", None, line, action="create", reason=f"{reason}: {line}"))
+    return found
+
+
 def compare(intent_: Mapping[str, Any], gathered: Mapping[str, Any], running: str,
             vpc_domain_commands: list[str] | None = None) -> dict[str, Any]:
-    """Everything that differs, by concern, and what each concern's tasks still have to do.
+    """Everything that differs, as pending items, and what each concern's tasks still have to do.
 
     gathered: as for pending(), plus switchport_defaults (see release()); running: the running
     configuration (nxos_facts, subset config);
     vpc_domain_commands: what nxos_vpc in check mode would send. Returns
-    {pending: {concern: [sentence or CLI line]}, features: [names to enable],
+    {pending: [items, but the released ports'], release_pending: [items of the released ports],
+    steps: {concerns: [the parts of CONCERNS with something pending], features: [names to enable],
     vpc_interfaces: [items of the intent whose vPC line is missing], trunk_vlans: [nxos_config items
     that set a trunk's allowed list whole], release: [nxos_config items that return a
     decommissioned host's ports to the unused configuration], stray_channel_groups: [nxos_config
-    items that take a plain port of the model out of its port-channel]}. A concern with nothing
+    items that take a plain port of the model out of its port-channel]}}. A concern with nothing
     pending is left alone, so adding one DGX touches its ports only.
     """
     missing_features = missing_lines("".join(f"feature {name}\n" for name in intent_["features"]), running)
@@ -564,22 +582,28 @@ def compare(intent_: Mapping[str, Any], gathered: Mapping[str, Any], running: st
         missing = missing_lines(block, running)
         lacking = {missing[index] for index in range(len(missing) - 1)
                    if missing[index].startswith("interface ") and not missing[index + 1].startswith("interface ")}
-        vpc_interfaces = [item for item in intent_["vpc_interfaces"] if f"interface port-channel{item['portchannel']}" in lacking]
+        vpc_interfaces = [entry for entry in intent_["vpc_interfaces"] if f"interface port-channel{entry['portchannel']}" in lacking]
     qos_text = intent_["qos_config"] + intent_["port_config"]
     release_items = release(intent_.get("released") or {}, running, str(gathered.get("switchport_defaults") or ""))
     strays = stray_channel_groups(intent_, running)
-    pending_ = {
-        "features": [f"feature {name} is not enabled" for name in features],
+    vpc = intent_.get("vpc") or {}
+    by_concern = {
+        "features": [pending_item(f"feature {name}", action="create") for name in features],
         "vlans": _pending_vlans(intent_, gathered),
-        "qos": missing_lines(qos_text, running) if qos_text else [],
-        "interfaces": [f"{item['parents'][0].replace('interface ', '')} is bundled into a port-channel the model does not give it"
-                       for item in strays] + _pending_interfaces(intent_, gathered),
+        "qos": _line_items(missing_lines(qos_text, running), "QoS", "the running configuration lacks") if qos_text else [],
+        "interfaces": [pending_item(entry["parents"][0].replace("interface ", ""), "channel-group",
+                                    reason="bundled into a port-channel the model does not give it") for entry in strays]
+        + _pending_interfaces(intent_, gathered),
         "port_channels": _pending_port_channels(intent_, gathered),
-        "vpc_domain": list(vpc_domain_commands or []),
-        "vpc_members": [f"port-channel{item['portchannel']} is not "
-                        f"{'the vPC peer-link' if item.get('peer_link') else 'vPC ' + str(item['vpc'])}" for item in vpc_interfaces],
-        "released": [f"{(item['parents'] or [''])[0].replace('interface ', '')}: {line}".lstrip(": ")
-                     for item in release_items for line in item["lines"]],
+        "vpc_domain": [pending_item(f"vPC domain {vpc.get('domain')}", "line", None, line, reason=f"nxos_vpc would send: {line}")
+                       for line in vpc_domain_commands or []],
+        "vpc_members": [pending_item(f"port-channel{entry['portchannel']}", "vPC", None, "peer-link" if entry.get("peer_link") else entry["vpc"])
+                        for entry in vpc_interfaces],
+        "released": [pending_item((entry["parents"] or ["switch"])[0].replace("interface ", ""), "line", None, line,
+                                  reason=f"releasing it sends: {line}") for entry in release_items for line in entry["lines"]],
     }
-    return {"pending": pending_, "features": features, "vpc_interfaces": vpc_interfaces,
-            "trunk_vlans": trunk_items(intent_, gathered), "release": release_items, "stray_channel_groups": strays}
+    return {"pending": [entry for concern in CONCERNS if concern != "released" for entry in by_concern[concern]],
+            "release_pending": by_concern["released"],
+            "steps": {"concerns": [concern for concern in CONCERNS if by_concern[concern]],
+                      "features": features, "vpc_interfaces": vpc_interfaces, "trunk_vlans": trunk_items(intent_, gathered),
+                      "release": release_items, "stray_channel_groups": strays}}

@@ -1,9 +1,8 @@
 """Drift: what differs between the pod's devices and the site model, per device and object.
 
-Each layer's own read-only comparison is the source (the same one its role makes before it
-changes anything): switch_nxos's comparison by concern, the ONTAP roles' plans, dgx_node's
-differences and Trident's pending objects. `items(kind, data)` turns one of them into
-[{object, difference}]; `result(layers)` judges every device together. Exit codes, as for
+Each device role's `compare` entry point is the source (the comparison its role makes before it
+changes anything): its pending items, one shape in every layer (module_utils/aipod_pending.py),
+read as they are. `result(layers)` judges every device together. Exit codes, as for
 verification: 0 nothing drifted, 1 something drifted, 2 a device could not be read (and nothing
 drifted on the others).
 """
@@ -13,55 +12,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
-
-KINDS = ("nxos", "cumulus")
-# Concerns whose differences are configuration lines rather than sentences.
-_LINE_CONCERNS = {"qos": "QoS and per-port lines", "vpc_domain": "vPC domain"}
-
-
-def _sentence(sentence: str, default_object: str) -> dict[str, str]:
-    """'Ethernet1/2: mtu is ...' names its object before the colon; other sentences name it inside."""
-    head, sep, rest = sentence.partition(": ")
-    if sep and head and " " not in head.strip():
-        return {"object": head, "difference": rest}
-    return {"object": default_object, "difference": sentence}
-
-
-def _nxos(comparison: Mapping[str, Any]) -> list[dict[str, str]]:
-    found = []
-    for concern, entries in (comparison.get("pending") or {}).items():
-        if not entries:
-            continue
-        if concern in _LINE_CONCERNS:
-            found.append({"object": _LINE_CONCERNS[concern], "difference": "the running configuration lacks: " + " / ".join(entries)})
-        else:
-            found += [_sentence(str(entry), concern.replace("_", " ")) for entry in entries]
-    return found
-
-
-def _cumulus(differences: list) -> list[dict[str, str]]:
-    # "interface swp1: the model sets link mtu 9216": the object is everything before the colon.
-    found = []
-    for sentence in map(str, differences):
-        head, sep, rest = sentence.partition(": ")
-        found.append({"object": head, "difference": rest} if sep else {"object": "switch", "difference": sentence})
-    return found
-
-
-def items(kind: str, data: Any) -> list[dict[str, Any]]:
-    """One device's differences from the model as pending items; [] when it matches.
-
-    kind: nxos (switch_nxos_comparison) or cumulus (switch_cumulus_differences, sentences). A layer whose compare entry point sets its pending items needs
-    no reading here.
-    """
-    readers = {"nxos": (_nxos, Mapping), "cumulus": (_cumulus, list)}
-    if kind not in readers:
-        raise ValueError(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
-    reader, expected = readers[kind]
-    if not isinstance(data, expected):
-        raise ValueError(f"{kind}: expected a {expected.__name__ if expected is list else 'dict'}, got {type(data).__name__}")
-    return [aipod_pending.item(found["object"], action="unread" if found.get("unread") else "modify", reason=found["difference"])
-            for found in reader(data)]
 
 
 def result(layers: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
