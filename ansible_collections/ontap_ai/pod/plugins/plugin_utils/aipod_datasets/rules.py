@@ -10,7 +10,6 @@ import re
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute.rules import normalised_path_problem
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import model as datasets_model
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_ontap.rules import MIN_CONSTITUENT_BYTES
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
 
@@ -84,7 +83,7 @@ def dataset_sizes(ctx: Context) -> None:
                       f"data set {dataset['name']}: max_size {entry.get('max_size')} is below its size {entry.get('size')}",
                       "max_size is how far ONTAP may grow the volume: at least its size")
         constituents = dataset["constituents"]
-        if dataset["style"] == "flexgroup" and constituents and size / constituents < MIN_CONSTITUENT_BYTES:
+        if dataset["style"] == "flexgroup" and constituents and size / constituents < m.MIN_CONSTITUENT_BYTES:
             ctx.error("dataset-size", path + ("size",),
                       f"data set {dataset['name']}: {entry.get('size')} over {constituents} constituents is "
                       f"{size / constituents / 1024 ** 3:.1f} GB each, below the 100 GB a FlexGroup constituent needs",

@@ -10,7 +10,6 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import mod
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
 
 ONTAP_BUILTIN_SNAPSHOT_POLICIES = {"default", "default-1weekly", "none"}
-MIN_CONSTITUENT_BYTES = 100 * 1024 ** 3  # FlexGroup constituents under 100 GB are discouraged (NetApp TR-4571)
 MAX_CONSTITUENTS_PER_AGGREGATE = 1000
 UNITS = {"KB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3, "TB": 1024 ** 4, "PB": 1024 ** 5}
 SVM_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,46}$")
@@ -313,7 +312,7 @@ def flexgroups(ctx: Context) -> None:
             size = _bytes(flexgroup.get("size"))
             if size is not None and per_aggregate and per_aggregate >= 1 and aggregates:
                 constituents = per_aggregate * len(aggregates)
-                if size / constituents < MIN_CONSTITUENT_BYTES:
+                if size / constituents < m.MIN_CONSTITUENT_BYTES:
                     ctx.error("flexgroup", path + ("size",),
                               f"{flexgroup.get('size')} over {constituents} constituents is {size / constituents / 1024 ** 3:.1f} GB each, "
                               "below the 100 GB a constituent needs",

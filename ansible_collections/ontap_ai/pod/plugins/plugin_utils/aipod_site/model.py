@@ -25,6 +25,8 @@ NFS_RDMA_PORT = 20049
 # (fail_over_mac=active, which RDMA over the bond needs).
 STORAGE_BOND = {"mode": "active-backup", "mii_monitor_ms": 100, "fail_over_mac": "active"}
 SIZE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(KB|MB|GB|TB|PB)$")
+# FlexGroup constituents under 100 GB are discouraged (NetApp TR-4571); the ONTAP and data set rules hold sizes to it.
+MIN_CONSTITUENT_BYTES = 100 * 1024 ** 3
 SIZE_UNITS = {"KB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3, "TB": 1024 ** 4, "PB": 1024 ** 5}
 
 
