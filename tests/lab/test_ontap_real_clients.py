@@ -370,9 +370,9 @@ def boto3_stand_in() -> dict[str, types.ModuleType]:
     return modules
 
 
-@pytest.fixture
-def dataops(endpoint, tmp_path, monkeypatch) -> Iterator[types.ModuleType]:
-    """The toolkit, configured as its ``config`` command would, for the lab cluster's SVM vs1."""
+def configured_toolkit(endpoint: Endpoint, home: pathlib.Path, monkeypatch: pytest.MonkeyPatch, svm: str,
+                       data_lif: str) -> types.ModuleType:
+    """The toolkit, configured as its ``config`` command would, for one SVM of the endpoint's cluster."""
     if importlib.util.find_spec("netapp_dataops") is None:
         pytest.fail("netapp-dataops-traditional is not installed: scripts/bootstrap.sh installs "
                     "requirements/dataops-traditional.txt")
@@ -383,12 +383,9 @@ def dataops(endpoint, tmp_path, monkeypatch) -> Iterator[types.ModuleType]:
     import netapp_dataops.traditional as toolkit
     from netapp_dataops.constants import KEYRING_SERVICE_NAME
 
-    Client(endpoint.api).post("svm/svms", {"name": "vs1", "aggregates": [{"name": a} for a in AGGREGATES],
-                                           "nfs": {"enabled": True}}, return_timeout=30)
-    home = tmp_path / "home"
     (home / ".netapp_dataops").mkdir(parents=True)
     (home / ".netapp_dataops" / "config.json").write_text(json.dumps({
-        "connectionType": "ONTAP", "hostname": f"127.0.0.1:{endpoint.port}", "svm": "vs1", "dataLif": "172.31.251.10",
+        "connectionType": "ONTAP", "hostname": f"127.0.0.1:{endpoint.port}", "svm": svm, "dataLif": data_lif,
         "sslCertPath": endpoint.ca, "defaultVolumeType": "flexvol", "defaultExportPolicy": "default",
         "defaultSnapshotPolicy": "none", "defaultUnixUID": "0", "defaultUnixGID": "0", "defaultUnixPermissions": "0777",
         "defaultAggregate": AGGREGATES[0]}))
@@ -397,7 +394,15 @@ def dataops(endpoint, tmp_path, monkeypatch) -> Iterator[types.ModuleType]:
     monkeypatch.setattr(keyring.core, "_keyring_backend", memory_keyring(
         {(KEYRING_SERVICE_NAME, "username"): "admin", (KEYRING_SERVICE_NAME, "password"): ADMIN_PASSWORD}))
     monkeypatch.setattr(ontap_config, "CONNECTION", None)  # the toolkit sets the library's global connection
-    yield toolkit
+    return toolkit
+
+
+@pytest.fixture
+def dataops(endpoint, tmp_path, monkeypatch) -> Iterator[types.ModuleType]:
+    """The toolkit for the lab cluster's SVM vs1, made here."""
+    Client(endpoint.api).post("svm/svms", {"name": "vs1", "aggregates": [{"name": a} for a in AGGREGATES],
+                                           "nfs": {"enabled": True}}, return_timeout=30)
+    yield configured_toolkit(endpoint, tmp_path / "home", monkeypatch, "vs1", "172.31.251.10")
 
 
 def volumes_by_name(toolkit: types.ModuleType) -> dict[str, dict]:
@@ -471,3 +476,31 @@ def test_dataops_toolkit_restores_and_splits(dataops, endpoint):
     # the split clone no longer holds its parent
     toolkit.delete_volume(volume_name="work", delete_non_clone=True)
     assert set(volumes_by_name(toolkit)) == {"work_copy"}
+
+
+def test_a_data_scientist_versions_clones_and_restores_the_models_data_set(tmp_path, monkeypatch):
+    """The data set the storage layer built on the converged lab cluster (tests/golden: inventories/lab's
+    imagenet, with its Snapshot policy, owner and reserve), driven with the toolkit as the seeds' workflow
+    says: list it, take a version, clone the version into an experiment, restore it, list both."""
+    state = State(json.loads(GOLDEN.read_text()))
+    set_admin_password(state, "admin", ADMIN_PASSWORD)
+    with serve(Api(state), tmp_path, monkeypatch) as endpoint:
+        toolkit = configured_toolkit(endpoint, tmp_path / "home", monkeypatch, "lab-data", "172.31.251.101")
+        client = Client(endpoint.api)
+        volume = client.one("storage/volumes", name="imagenet", fields="style,nas,snapshot_policy,space")
+        assert (volume["style"], volume["snapshot_policy"]["name"], volume["space"]["snapshot"]["reserve_percent"]) == (
+            "flexgroup", "dataset_imagenet", 5)
+        assert (volume["nas"]["uid"], volume["nas"]["gid"], volume["nas"]["unix_permissions"]) == (2000, 2000, 770)
+        listed = volumes_by_name(toolkit)["imagenet"]
+        assert (listed["Size"], listed["Type"], listed["Junction Path"]) == ("2.0TB", "flexgroup", "/imagenet")
+
+        toolkit.create_snapshot(volume_name="imagenet", snapshot_name="v1")
+        toolkit.clone_volume(new_volume_name="imagenet_exp1", source_volume_name="imagenet", source_snapshot_name="v1",
+                             unix_uid="2000", unix_gid="2000")
+        experiment = volumes_by_name(toolkit)["imagenet_exp1"]
+        assert (experiment["Clone"], experiment["Source Volume"], experiment["Source Snapshot"]) == ("yes", "imagenet", "v1")
+        client.patch(f"storage/volumes/{volume['uuid']}", {"nas": {"unix_permissions": 700}}, return_timeout=30)
+        toolkit.restore_snapshot(volume_name="imagenet", snapshot_name="v1")
+        assert client.one("storage/volumes", name="imagenet", fields="nas")["nas"]["unix_permissions"] == 770
+        assert [snapshot["Snapshot Name"] for snapshot in toolkit.list_snapshots(volume_name="imagenet")] == ["v1"]
+        assert {"imagenet", "imagenet_exp1"} <= set(volumes_by_name(toolkit))

@@ -54,7 +54,7 @@ def test_the_storage_layer_converges_on_afx_with_flexgroups_placed_by_ontap(afx_
     assert not svm.get("aggregates")
     flexgroups = {v["name"]: v for v in afx_lab.records("/api/storage/volumes?style=flexgroup&fields=constituent_count,aggregates,"
                                                          "qos.policy.name,granular_data_mode,nas.path")}
-    assert set(flexgroups) == {"data", "home"}
+    assert set(flexgroups) == {"data", "home", "imagenet"}  # imagenet: the lab's data set, placed by ONTAP too
     assert all(v["constituent_count"] >= 1 and "aggregates" not in v for v in flexgroups.values()), flexgroups
     assert flexgroups["data"]["qos"]["policy"]["name"] == "lab-data-floor"
     assert flexgroups["data"]["granular_data_mode"] == "advanced" and flexgroups["data"]["nas"]["path"] == "/data"

@@ -61,9 +61,9 @@ def test_a_run_with_ten_percent_503s_converges_without_duplicates(private_lab, t
     policies = {p["name"]: p for p in records(client, "/api/protocols/nfs/export-policies?fields=rules")}
     assert len(policies["k8s-nodes"]["rules"]) == expected["export_rules"]
     volumes = [v["name"] for v in records(client, "/api/storage/volumes?is_svm_root=false")]
-    assert sorted(volumes) == sorted(set(volumes)) and len(volumes) == expected["flexgroups"]
+    assert sorted(volumes) == sorted(set(volumes)) and len(volumes) == expected["flexgroups"] + expected["dataset_volumes"]
     constituents = records(client, "/api/storage/volumes?is_constituent=true")
-    assert len(constituents) == sum(fg["constituents"] for fg in ontap_plan.m.flexgroups(model))
+    assert len(constituents) == sum(fg["constituents"] for fg in ontap_plan.m.flexgroups(model) + ontap_plan.datasets.volumes(model))
     assert [r["name"] for r in records(client, "/api/security/roles?builtin=false")] == ["trident"]
     assert sorted(a["name"] for a in records(client, "/api/security/accounts")) == ["admin", "trident"]
 

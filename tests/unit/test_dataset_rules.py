@@ -50,7 +50,7 @@ def test_a_complete_data_set_is_valid_and_derived_with_its_defaults():
     model = with_datasets(dataset())
     assert findings(model) == [] and findings(model, "warning") == []
     derived = datasets_model.datasets(model)[0]
-    assert derived["junction_path"] == "/datasets/imagenet" and derived["style"] == "flexgroup"
+    assert derived["junction_path"] == "/imagenet" and derived["style"] == "flexgroup"
     assert derived["aggregates"] == ["lab_ontap_01_ssd_1", "lab_ontap_02_ssd_1"]
     assert derived["snapshot_policy"] == "dataset_imagenet" and derived["retained_versions"] == 31
     assert derived["snapmirror"]["policy"] == "MirrorAllSnapshots"

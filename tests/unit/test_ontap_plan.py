@@ -26,8 +26,9 @@ READS = {
     "lifs": [("network/ip/interfaces", "name,svm,location,ip,service_policy,enabled,rdma_protocols", {"scope": "svm"})],
     "exports": [("protocols/nfs/export-policies", "name,svm,rules", {}),
                 ("storage/volumes", "name,svm,is_svm_root,nas.export_policy", {"is_svm_root": "true"})],
-    "flexgroups": [("storage/volumes", "name,svm,style,is_svm_root,space.size,aggregates,constituent_count,nas,snapshot_policy,"
-                                       "guarantee,efficiency.compression,qos.policy.name,granular_data,granular_data_mode", {}),
+    "flexgroups": [("storage/volumes", "name,svm,style,is_svm_root,space.size,space.snapshot.reserve_percent,aggregates,"
+                                       "constituent_count,nas,snapshot_policy,guarantee,efficiency.compression,qos.policy.name,"
+                                       "granular_data,granular_data_mode", {}),
                    ("storage/qos/policies", "name,svm,fixed", {})],
     "trident": [("security/roles", "*", {}), ("security/accounts", "*", {})],
 }
@@ -77,10 +78,10 @@ def test_a_new_cluster_needs_everything_the_model_has():
     counts = {area: {kind: len(items) for kind, items in plan(client, area).items() if isinstance(items, list)}
               for area in READS}
     assert counts["network"] == {"ipspaces": 0, "interface_groups": 2, "vlans": 6, "broadcast_domains": 3, "errors": 0}
-    assert counts["svms"] == {"snapshot_policies": 0, "svms": 1, "nfs": 1, "nfs_rest": 1, "errors": 0}
+    assert counts["svms"] == {"snapshot_policies": 1, "svms": 1, "nfs": 1, "nfs_rest": 1, "errors": 0}  # the data set's versions
     assert counts["lifs"] == {"lifs": 9, "rdma": 0, "errors": 0}
     assert counts["exports"]["policies"] == 1 and counts["exports"]["rules"] == 1
-    assert counts["flexgroups"] == {"qos_policies": 1, "flexgroups": 2, "errors": 0}
+    assert counts["flexgroups"] == {"qos_policies": 1, "flexgroups": 3, "errors": 0}  # data, home and the data set imagenet
     result = plan(client, "flexgroups")
     assert all(item["svm_exists"] is False for item in result["flexgroups"])
     data = next(item for item in result["flexgroups"] if item["key"] == "lab-data:data")
@@ -91,7 +92,7 @@ def test_a_new_cluster_needs_everything_the_model_has():
 def test_the_managed_objects_of_the_lab_pod():
     counts = ontap_plan.managed_objects(LAB_MODEL)
     assert counts["lifs"] == 9 and counts["vlan_ports"] == 6 and counts["flexgroups"] == 2
-    assert counts["qos_policies"] == 1 and sum(counts.values()) == 30
+    assert counts["qos_policies"] == 1 and counts["dataset_volumes"] == 1 and sum(counts.values()) == 32
 
 
 # ---------------------------------------------------------------------------- drift
@@ -164,7 +165,7 @@ def test_a_same_named_volume_of_another_style_is_an_error_not_a_recreate():
     client.post("svm/svms", {"name": "lab-data", "aggregates": [{"name": "lab_ontap_01_ssd_1"}]}, return_timeout=30)
     client.post("storage/volumes", {"name": "data", "svm.name": "lab-data"}, return_timeout=30)
     result = plan(client, "flexgroups")
-    assert [item["key"] for item in result["flexgroups"]] == ["lab-data:home"]
+    assert [item["key"] for item in result["flexgroups"]] == ["lab-data:home", "lab-data:imagenet"]
     assert "data in SVM lab-data is a flexvol" in result["errors"][0] and "never deletes or re-creates" in result["errors"][0]
 
 
@@ -231,7 +232,8 @@ def test_gdd_is_turned_on_for_a_flexgroup_that_lacks_it_and_never_turned_off(con
 def test_a_flexgroup_to_create_with_gdd_is_marked_for_the_rest_call():
     model = copy.deepcopy(LAB_MODEL)
     result = plan(Client(fresh_api()), "flexgroups", model)
-    assert {item["key"]: item["gdd"] for item in result["flexgroups"]} == {"lab-data:data": True, "lab-data:home": False}
+    assert {item["key"]: item["gdd"] for item in result["flexgroups"]} == {"lab-data:data": True, "lab-data:home": False,
+                                                                           "lab-data:imagenet": False}
     data = next(item for item in result["flexgroups"] if item["key"] == "lab-data:data")
     assert data["want"]["qos_policy_group"] == "lab-data-floor"
 
@@ -268,3 +270,35 @@ def test_compare_of_an_empty_cluster_creates_the_svm():
     compared = ontap_plan.compare(LAB_MODEL, {}, "svms", OPTIONS.get("svms", {}))
     assert {"object": "svms lab-data", "field": None, "before": None, "after": None, "action": "create", "reason": None} in compared["pending"]
     assert aipod_pending.problems(compared["pending"]) == []
+
+
+# ---------------------------------------------------------------------------- data sets
+def test_a_data_set_is_a_volume_with_its_own_versions_and_owner():
+    client = Client(fresh_api())
+    svms = plan(client, "svms")
+    [policy] = [entry for entry in svms["snapshot_policies"] if entry["key"] == "lab-data:dataset_imagenet"]
+    assert (policy["want"]["schedule"], policy["want"]["count"], policy["want"]["snapmirror_label"]) == (
+        ["hourly", "daily"], [6, 7], ["hourly", "daily"])
+    assert policy["svm_exists"] is False  # the SVM comes in the same run: created after it
+    [volume] = [entry for entry in plan(client, "flexgroups")["flexgroups"] if entry["key"] == "lab-data:imagenet"]
+    want = volume["want"]
+    assert (want["snapshot_policy"], want["user_id"], want["group_id"], want["unix_permissions"], want["percent_snapshot_space"]) == (
+        "dataset_imagenet", 2000, 2000, "0770", 5)
+    assert (want["junction_path"], want["export_policy"], want["aggr_list_multiplier"]) == ("/imagenet", "k8s-nodes", 2)
+
+
+def test_a_data_set_changed_by_hand_is_pending_field_by_field(converged):
+    volume = converged.one("storage/volumes", name="imagenet", fields="uuid")
+    converged.patch(f"storage/volumes/{volume['uuid']}", {"nas": {"uid": 0}, "space": {"snapshot": {"reserve_percent": 0}}},
+                    return_timeout=30)
+    compared = ontap_plan.compare(LAB_MODEL, read(converged, "flexgroups"), "flexgroups", OPTIONS.get("flexgroups", {}))
+    assert sorted((entry["object"], entry["field"], entry["before"], entry["after"]) for entry in compared["pending"]) == [
+        ("flexgroups lab-data:imagenet", "snapshot_reserve", 0, 5), ("flexgroups lab-data:imagenet", "uid", 0, 2000)]
+
+
+def test_a_data_set_as_a_flexvol_sits_on_one_aggregate():
+    model = copy.deepcopy(LAB_MODEL)
+    model["datasets"][0].update(style="flexvol", size="1TB")
+    model["datasets"][0].pop("constituents_per_aggregate", None)
+    [volume] = [entry for entry in plan(Client(fresh_api()), "flexgroups", model)["flexgroups"] if entry["key"] == "lab-data:imagenet"]
+    assert volume["want"]["aggregate_name"] == "lab_ontap_01_ssd_1" and volume["want"]["aggr_list"] is None

@@ -9,7 +9,6 @@ from typing import Any
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
-DEFAULT_JUNCTION_ROOT = "/datasets"
 DEFAULT_SNAPMIRROR_POLICY = "MirrorAllSnapshots"
 
 
@@ -62,7 +61,8 @@ def datasets(model: dict) -> list[dict]:
             "max_size_bytes": m.size_bytes(entry.get("max_size")),
             "aggregates": aggregates, "constituents_per_aggregate": per_aggregate,
             "constituents": len(aggregates) * per_aggregate if per_aggregate else (1 if style == "flexvol" else None),
-            "junction_path": m.as_str(entry.get("junction_path")) or f"{DEFAULT_JUNCTION_ROOT}/{name}",
+            # At the SVM's root: ONTAP refuses a junction below a path no volume is mounted at.
+            "junction_path": m.as_str(entry.get("junction_path")) or f"/{name}",
             "snapshot_policy": snapshot_policy_name(name) if schedules else None,
             "schedules": schedules,
             "retained_versions": sum(s["count"] for s in schedules),
@@ -79,6 +79,38 @@ def datasets(model: dict) -> list[dict]:
                        for c in map(m.as_dict, m.as_list(entry.get("caches")))],
         })
     return result
+
+
+def volumes(model: dict) -> list[dict]:
+    """Each data set as the storage layer writes its volume, in the shape of aipod_site.model's
+    flexgroups (plus style, snapshot_reserve, user_id, group_id and dataset): the data set's own
+    Snapshot policy, its owner as the volume root's uid, gid and mode, and, until per-consumer
+    export rules come, its SVM's root export policy."""
+    root_policies = {svm["name"]: m.as_str(svm.get("root_export_policy")) for svm in m.svms(model)}
+    placed_by_ontap = m.ontap_disaggregated(model)
+    result = []
+    for dataset in datasets(model):
+        owner = dataset["owner"]
+        result.append({
+            "svm": dataset["svm"], "name": dataset["name"], "dataset": dataset["name"], "style": dataset["style"],
+            "size": dataset["size"], "size_bytes": dataset["size_bytes"], "aggregates": dataset["aggregates"],
+            "constituents_per_aggregate": dataset["constituents_per_aggregate"], "constituents": dataset["constituents"],
+            "junction_path": dataset["junction_path"], "export_policy": root_policies.get(dataset["svm"]),
+            "snapshot_policy": dataset["snapshot_policy"] or "none", "security_style": "unix",
+            "thin_provisioning": None, "efficiency": None,
+            "unix_permissions": m.as_str(owner.get("mode")), "user_id": m.as_int(owner.get("uid")),
+            "group_id": m.as_int(owner.get("gid")), "snapshot_reserve": dataset["reserve_percent"],
+            "qos_policy": None, "granular_data": None, "placed_by_ontap": placed_by_ontap,
+        })
+    return result
+
+
+def snapshot_policies(model: dict) -> list[dict]:
+    """The Snapshot policy of each data set with versions, in the shape of ontap.snapshot_policies."""
+    return [{"name": dataset["snapshot_policy"], "svm": dataset["svm"],
+             "schedules": [{"schedule": s["schedule"], "count": s["count"], "snapmirror_label": s["snapmirror_label"]}
+                           for s in dataset["schedules"]]}
+            for dataset in datasets(model) if dataset["snapshot_policy"]]
 
 
 def by_name(model: dict) -> dict[str, dict[str, Any]]:

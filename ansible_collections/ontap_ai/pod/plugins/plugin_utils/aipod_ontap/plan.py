@@ -22,6 +22,7 @@ import ipaddress
 from typing import Any
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import model as datasets
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 ALL_PROTOCOLS = ("nfs", "cifs", "iscsi", "fcp", "nvme", "s3")
@@ -178,7 +179,8 @@ def plan_svms(model: dict, info: Any, options: dict | None = None) -> dict:
     policies = records(info, "storage/snapshot-policies")
     plan: dict[str, list] = {"snapshot_policies": [], "svms": [], "nfs": [], "nfs_rest": [], "errors": []}
 
-    for policy in m.as_list(ontap.get("snapshot_policies")):
+    # The model's own policies, then one per data set with versions (its SVM's).
+    for policy in m.as_list(ontap.get("snapshot_policies")) + datasets.snapshot_policies(model):
         policy = m.as_dict(policy)
         name, svm = m.as_str(policy.get("name")), m.as_str(policy.get("svm"))
         schedules = [m.as_dict(s) for s in m.as_list(policy.get("schedules"))]
@@ -190,7 +192,9 @@ def plan_svms(model: dict, info: Any, options: dict | None = None) -> dict:
                         and (dig(p, "svm.name") == svm if svm else p.get("scope") == "cluster")), None)
         key = f"{svm or 'cluster'}:{name}"
         if current is None:
-            plan["snapshot_policies"].append(_item(key, "create", want, {"schedules": {"before": None, "after": want["schedule"]}}))
+            # svm_exists: in check mode, the policy of an SVM the same run creates cannot be previewed by the module.
+            plan["snapshot_policies"].append(_item(key, "create", want, {"schedules": {"before": None, "after": want["schedule"]}},
+                                                   svm_exists=not svm or svm in {s.get("name") for s in current_svms}))
             continue
         have = {"schedules": sorted((dig(c, "schedule.name"), c.get("count")) for c in m.as_list(current.get("copies"))),
                 "enabled": current.get("enabled")}
@@ -375,15 +379,22 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
     errors: list[str] = []
     plan: dict[str, list] = {"qos_policies": _plan_qos_policies(model, records(info, "storage/qos/policies"), errors),
                              "flexgroups": [], "errors": errors}
-    for fg in m.flexgroups(model):
+    # The model's FlexGroups, then each data set's volume (a FlexGroup or a FlexVol).
+    for fg in m.flexgroups(model) + datasets.volumes(model):
         key = f"{fg['svm']}:{fg['name']}"
         exists = fg["svm"] in svms_with_root
+        style = fg.get("style") or "flexgroup"
         thin = fg["thin_provisioning"] if fg["thin_provisioning"] is not None else options.get("thin_provisioning", True)
         efficiency = fg["efficiency"] if fg["efficiency"] is not None else options.get("efficiency", True)
+        flexvol = style == "flexvol"
         want = {"vserver": fg["svm"], "name": fg["name"], "size": fg["size_bytes"],
                 # AFX: no aggregates; na_ontap_volume asks ONTAP to place the FlexGroup (auto_provision_as)
-                "aggr_list": fg["aggregates"] or None, "aggr_list_multiplier": fg["constituents_per_aggregate"],
-                "auto_provision": fg["placed_by_ontap"], "junction_path": fg["junction_path"],
+                "aggr_list": None if flexvol else fg["aggregates"] or None,
+                "aggr_list_multiplier": None if flexvol else fg["constituents_per_aggregate"],
+                "aggregate_name": (fg["aggregates"] or [None])[0] if flexvol else None,
+                "auto_provision": fg["placed_by_ontap"] and not flexvol, "junction_path": fg["junction_path"],
+                "user_id": fg.get("user_id"), "group_id": fg.get("group_id"),
+                "percent_snapshot_space": fg.get("snapshot_reserve"),
                 "export_policy": fg["export_policy"],
                 "snapshot_policy": fg["snapshot_policy"] or options.get("snapshot_policy"),
                 "volume_security_style": fg["security_style"] or options.get("security_style", "unix"),
@@ -394,21 +405,22 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
         after = {"size": fg["size_bytes"], "junction_path": want["junction_path"], "export_policy": want["export_policy"],
                  "snapshot_policy": want["snapshot_policy"], "security_style": want["volume_security_style"],
                  "space_guarantee": want["space_guarantee"], "compression": "both" if efficiency else "none",
-                 "qos_policy": fg["qos_policy"], "granular_data_mode": "advanced" if fg["granular_data"] else None}
+                 "qos_policy": fg["qos_policy"], "granular_data_mode": "advanced" if fg["granular_data"] else None,
+                 "uid": want["user_id"], "gid": want["group_id"], "snapshot_reserve": want["percent_snapshot_space"]}
         # Granular Data Distribution: na_ontap_volume sets basic granular data only, so the role turns
         # advanced on with a REST call of its own (gdd) after the volume exists.
         gdd = fg["granular_data"] is True
         if current is None:
-            if fg["placed_by_ontap"]:
+            if fg["placed_by_ontap"] and not flexvol:
                 want["rest_create_body"] = _afx_create_body(want)
             plan["flexgroups"].append(_item(key, "create", want, _changes({}, {**after, "constituents": fg["constituents"]}),
                                             svm_exists=exists, gdd=gdd))
             continue
-        style = current.get("style")
-        if style != "flexgroup":
-            plan["errors"].append(f"volume {fg['name']} in SVM {fg['svm']} is a {style or 'volume of unknown style'} on the "
-                                  "cluster, and the model describes a FlexGroup of that name. The bundle never deletes or "
-                                  "re-creates a volume: rename or migrate the existing one, or give the FlexGroup another name.")
+        have_style = current.get("style")
+        if have_style != style:
+            plan["errors"].append(f"volume {fg['name']} in SVM {fg['svm']} is a {have_style or 'volume of unknown style'} on the "
+                                  f"cluster, and the model describes a {'FlexVol' if flexvol else 'FlexGroup'} of that name. The bundle "
+                                  "never deletes or re-creates a volume: rename or migrate the existing one, or give it another name.")
             continue
         size = dig(current, "space.size") or current.get("size")
         if isinstance(size, int) and fg["size_bytes"] is not None and fg["size_bytes"] < size:
@@ -418,8 +430,8 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
             continue
         have_aggregates = sorted(a.get("name") for a in m.as_list(current.get("aggregates")))
         count = current.get("constituent_count")
-        if fg["placed_by_ontap"]:
-            pass  # AFX: the constituents and their places are ONTAP's
+        if fg["placed_by_ontap"] or flexvol:
+            pass  # AFX: the constituents and their places are ONTAP's; a FlexVol has none
         elif have_aggregates != sorted(fg["aggregates"]) or (fg["constituents"] and isinstance(count, int) and count != fg["constituents"]):
             plan["errors"].append(f"FlexGroup {key} has {count} constituents on {', '.join(have_aggregates)}; the model asks "
                                   f"{fg['constituents']} on {', '.join(fg['aggregates'])}. Constituents are never removed, "
@@ -428,7 +440,9 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
         have = {"size": size, "junction_path": dig(current, "nas.path"), "export_policy": dig(current, "nas.export_policy.name"),
                 "snapshot_policy": dig(current, "snapshot_policy.name"), "security_style": dig(current, "nas.security_style"),
                 "space_guarantee": dig(current, "guarantee.type"), "compression": dig(current, "efficiency.compression"),
-                "qos_policy": dig(current, "qos.policy.name"), "granular_data_mode": current.get("granular_data_mode")}
+                "qos_policy": dig(current, "qos.policy.name"), "granular_data_mode": current.get("granular_data_mode"),
+                "uid": dig(current, "nas.uid"), "gid": dig(current, "nas.gid"),
+                "snapshot_reserve": dig(current, "space.snapshot.reserve_percent")}
         if fg["granular_data"] is False and current.get("granular_data") is True:
             plan["errors"].append(f"FlexGroup {key} has granular data ({have['granular_data_mode'] or 'basic'}) on, and the model "
                                   "turns it off; ONTAP cannot turn it off: set granular_data back to true, or remove the key.")
@@ -586,8 +600,11 @@ def compare(model: dict, info: Any, area: str, options: dict | None = None) -> d
         kept[kind] = [{key: value for key, value in entry.items() if key != "changes"} for entry in entries]
         for entry in entries:
             name = f"{kind.replace('_', ' ')} {entry['key']}"
-            if entry["action"] in ("create", "delete"):
-                pending.append(aipod_pending.item(name, action=entry["action"]))
+            if entry["action"] == "create":
+                pending.append(aipod_pending.item(name, action="create"))
+            elif entry["action"] == "delete":  # what the object holds now, for the report
+                pending.append(aipod_pending.item(name, action="delete", before={field: change.get("before") for field, change
+                                                                                 in (entry.get("changes") or {}).items()} or None))
             else:
                 pending += aipod_pending.changes(name, entry.get("changes") or {}) or [aipod_pending.item(name, reason="differs")]
     return {"plan": kept, "pending": pending}
@@ -602,7 +619,7 @@ def managed_objects(model: dict, options: dict | None = None) -> dict[str, int]:
         "interface_groups": len(m.as_list(ontap.get("interface_groups"))),
         "vlan_ports": len(m.ontap_vlan_ports(model)),
         "broadcast_domains": len(m.broadcast_domains(model)),
-        "snapshot_policies": len(m.as_list(ontap.get("snapshot_policies"))),
+        "snapshot_policies": len(m.as_list(ontap.get("snapshot_policies"))) + len(datasets.snapshot_policies(model)),
         "qos_policies": len(m.qos_policies(model)),
         "svms": len(m.svms(model)),
         "nfs_services": len([s for s in m.svms(model) if "nfs" in (m.as_list(s.get("protocols")) or ["nfs"])]),
@@ -611,6 +628,7 @@ def managed_objects(model: dict, options: dict | None = None) -> dict[str, int]:
         "export_rules": sum(len(p["rules"]) for p in policies),
         "root_volume_policies": len([s for s in m.svms(model) if m.as_str(s.get("root_export_policy"))]),
         "flexgroups": len(m.flexgroups(model)),
+        "dataset_volumes": len(datasets.volumes(model)),
         "trident_roles": len([s for s in m.svms(model) if m.as_dict(s.get("trident_account")).get("username")]),
         "trident_accounts": len([s for s in m.svms(model) if m.as_dict(s.get("trident_account")).get("username")]),
     }
