@@ -63,3 +63,13 @@ def test_mounts_pending_are_those_not_active_with_their_planned_source():
     assert [m["path"] for m in pending(plan, {}, nics)] == ["/mnt/data", "/mnt/home"]
     with pytest.raises(AnsibleFilterError):
         pending({"not": "a list"}, {}, nics)
+
+
+def test_the_dgx_in_service_are_those_not_leaving_the_pod():
+    from ansible.errors import AnsibleFilterError
+
+    from ansible_collections.ontap_ai.pod.plugins.filter.aipod_compute import aipod_dgx_in_service
+    assert aipod_dgx_in_service({"dgx": ["dgx01", "dgx02", "dgx03"], "decommission": ["dgx02"]}) == ["dgx01", "dgx03"]
+    assert aipod_dgx_in_service({"dgx": ["dgx01"]}) == ["dgx01"] and aipod_dgx_in_service({"all": []}) == []
+    with pytest.raises(AnsibleFilterError, match="groups magic variable"):
+        aipod_dgx_in_service(["dgx01"])

@@ -2,7 +2,7 @@
 
 Docs: aipod_host_storage_plan.yml, aipod_compute_plans.yml, aipod_storage_network_files.yml,
 aipod_tuning_files.yml, aipod_roce_unit.yml, aipod_ring_settings.yml, aipod_mounts_pending.yml, aipod_compute_pending.yml,
-aipod_compute_disruptive.yml and aipod_sysctl_unavailable.yml
+aipod_compute_disruptive.yml, aipod_sysctl_unavailable.yml and aipod_dgx_in_service.yml
 beside this file. The derivation itself lives in
 plugins/plugin_utils/aipod_site/model.py with the others (one place for every derived value).
 """
@@ -168,6 +168,14 @@ def aipod_sysctl_unavailable(settings: Mapping, readings: Mapping) -> dict[str, 
     return compute_pending.sysctl_plan(settings, readings)[1]
 
 
+def aipod_dgx_in_service(groups: Mapping) -> list[str]:
+    """The DGX of the inventory that are not leaving the pod: group dgx without group decommission."""
+    if not isinstance(groups, Mapping):
+        raise AnsibleFilterError(f"aipod_dgx_in_service: expected the groups magic variable, got {type(groups).__name__}")
+    leaving = set(groups.get("decommission") or [])
+    return [host for host in groups.get("dgx") or [] if host not in leaving]
+
+
 class FilterModule:
     """Compute-layer filters."""
 
@@ -183,4 +191,5 @@ class FilterModule:
             "aipod_compute_pending": aipod_compute_pending,
             "aipod_compute_disruptive": aipod_compute_disruptive,
             "aipod_sysctl_unavailable": aipod_sysctl_unavailable,
+            "aipod_dgx_in_service": aipod_dgx_in_service,
         }
