@@ -109,3 +109,16 @@ def test_a_refusal_names_the_file_and_line_of_the_data_set(tmp_path):
     namespace = [f for f in report.errors if f.rule == "dataset-namespace"]
     assert namespace, report.text()
     assert namespace[0].location.file.endswith("datasets.yml") and namespace[0].location.line == 6, namespace[0]
+
+
+def test_the_rules_derive_the_data_sets_once_per_validation(monkeypatch):
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import model as datasets_model
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import rules as dataset_rules
+    calls = []
+    by_name = datasets_model.by_name
+    monkeypatch.setattr(datasets_model, "by_name", lambda model: calls.append(1) or by_name(model))
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
+    ctx = Context(dataclasses.replace(SITE, model=with_datasets(dataset()), findings=[]), check_files=False)
+    for rule in dataset_rules.RULES:
+        rule(ctx)
+    assert len(calls) == 1 and len(dataset_rules.RULES) > 1

@@ -18,10 +18,14 @@ DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 
 
 def _entries(ctx: Context) -> list[tuple[int, dict, dict]]:
-    """(index in datasets:, the entry as written, the entry as the layer sees it)."""
-    derived = datasets_model.by_name(ctx.model)
+    """(index in datasets:, the entry as written, the entry as the layer sees it), derived once for all the rules."""
+    return ctx.derived("datasets.entries", _derive_entries)
+
+
+def _derive_entries(model: dict) -> list[tuple[int, dict, dict]]:
+    derived = datasets_model.by_name(model)
     found = []
-    for index, entry in enumerate(m.as_list(ctx.model.get("datasets"))):
+    for index, entry in enumerate(m.as_list(model.get("datasets"))):
         name = m.as_str(m.as_dict(entry).get("name"))
         if name in derived:
             found.append((index, m.as_dict(entry), derived[name]))

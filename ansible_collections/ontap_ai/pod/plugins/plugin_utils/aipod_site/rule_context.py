@@ -31,6 +31,7 @@ class Context:
         self.switches = m.hosts_of_kind(self.model, "switch")
         self.svms = m.svms(self.model)
         self._mount_plans: dict[str, list[dict]] = {}
+        self._derived: dict[str, Any] = {}
 
     def mount_plan(self, host: str) -> list[dict]:
         if not self._mount_plans:
@@ -38,6 +39,13 @@ class Context:
         if host not in self._mount_plans:
             self._mount_plans[host] = m.mount_plan(self.model, host)
         return self._mount_plans[host]
+
+    def derived(self, key: str, compute: Callable[[dict], Any]) -> Any:
+        """What a layer derives from the model for its rules, computed once per validation (the
+        layer names it by key; this floor knows nothing of it)."""
+        if key not in self._derived:
+            self._derived[key] = compute(self.model)
+        return self._derived[key]
 
     def error(self, rule: str, path: Iterable[Any], message: str, hint: str = "") -> None:
         self._add(rule, "error", tuple(path), message, hint)
