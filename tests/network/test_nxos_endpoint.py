@@ -216,8 +216,8 @@ def test_the_comparison_finds_a_feature_and_a_vpc_membership_removed_by_hand(end
     differing = run_verify(tmp_path)
     assert differing.returncode != 0
     assert "differs from the site model" in differing.stdout
-    assert "feature lldp is not enabled" in differing.stdout
-    assert f"port-channel{member['portchannel']} is not vPC {member['vpc']}" in differing.stdout
+    assert "feature lldp: missing" in differing.stdout
+    assert f"port-channel{member['portchannel']}: vPC is none, the model says {member['vpc']}" in differing.stdout
     # put it back for the other tests of the module
     assert [(line, out) for line in push_lines(intent) if (out := shell.run(line))] == []
 
