@@ -54,3 +54,9 @@ def test_the_filter_refuses_what_is_not_a_pending_list():
     assert aipod_pending_lines([p.item("a", "b", 1, 2)]) == ["a: b is 1, the model says 2"]
     with pytest.raises(AnsibleFilterError, match="expected the keys"):
         aipod_pending_lines(["a sentence"])
+
+
+def test_the_difference_is_the_sentence_without_its_object():
+    entry = p.item("Ethernet1/2", "mtu", 1500, 9216)
+    assert p.difference(entry) == "mtu is 1500, the model says 9216"
+    assert p.describe(entry) == "Ethernet1/2: " + p.difference(entry)

@@ -67,20 +67,25 @@ def shown(value: Any) -> str:
     return json.dumps(value, default=str)
 
 
+def difference(entry: Mapping[str, Any]) -> str:
+    """What differs, in words, without the object (a table shows the object in a column of its own)."""
+    field, action, reason = entry.get("field"), entry["action"], entry.get("reason")
+    if action == "refuse":
+        return f"left to an operator: {reason}"
+    if action == "unread":
+        return f"not read ({reason})"
+    if reason:
+        return str(reason)
+    if action == "create":
+        return "missing" + (f", the model sets {field} {shown(entry.get('after'))}" if field else "")
+    if action == "delete":
+        return "present, the model no longer has it"
+    return f"{field or 'it'} is {shown(entry.get('before'))}, the model says {shown(entry.get('after'))}"
+
+
 def describe(entry: Mapping[str, Any]) -> str:
     """The sentence a person reads for one item."""
-    name, field, action, reason = entry["object"], entry.get("field"), entry["action"], entry.get("reason")
-    if action == "refuse":
-        return f"{name}: left to an operator: {reason}"
-    if action == "unread":
-        return f"{name}: not read ({reason})"
-    if reason:
-        return f"{name}: {reason}"
-    if action == "create":
-        return f"{name}: missing" + (f", the model sets {field} {shown(entry.get('after'))}" if field else "")
-    if action == "delete":
-        return f"{name}: present, the model no longer has it"
-    return f"{name}: {field or 'it'} is {shown(entry.get('before'))}, the model says {shown(entry.get('after'))}"
+    return f"{entry['object']}: {difference(entry)}"
 
 
 def lines(items: Iterable[Mapping[str, Any]]) -> list[str]:

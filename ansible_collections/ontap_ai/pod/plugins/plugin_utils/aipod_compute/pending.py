@@ -214,7 +214,7 @@ def _in_service(host: Mapping) -> bool:
 
 def _because(found: list[Item], why: str) -> list[Item]:
     """The items, each with why its change interrupts I/O or pods added to its words."""
-    return [{**entry, "reason": f"{aipod_pending.describe(entry)[len(entry['object']) + 2:]} ({why})"} for entry in found]
+    return [{**entry, "reason": f"{aipod_pending.difference(entry)} ({why})"} for entry in found]
 
 
 def disruptive(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -> list[Item]:

@@ -44,11 +44,6 @@ def result(layers: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
             "title": "Drift from the site model", "markdown": markdown(devices, exit_code, counts)}
 
 
-def _sentence_of(entry: Mapping[str, Any]) -> str:
-    """The item's sentence without its object, which the table and summary show apart."""
-    return aipod_pending.describe(entry)[len(entry["object"]) + 2:]
-
-
 def _cell(text: Any) -> str:
     return str(text).replace("|", "/").replace("\n", " ")
 
@@ -57,7 +52,7 @@ def markdown(devices: list[dict], exit_code: int, counts: Mapping[str, int]) -> 
     verdict = {0: "nothing drifted", 1: "**drifted**", 2: "**incomplete** (some devices could not be read)"}[exit_code]
     lines = [f"Result: {verdict} (exit code {exit_code}); {counts['drifted']} drifted, {counts['clean']} clean, "
              f"{counts['not_checked']} not checked.", ""]
-    rows = [(d["layer"], d["device"], item["object"], _sentence_of(item)) for d in devices for item in d["differences"]]
+    rows = [(d["layer"], d["device"], item["object"], aipod_pending.difference(item)) for d in devices for item in d["differences"]]
     rows += [(d["layer"], d["device"], "-", f"not checked: {d['reason']}") for d in devices if d["status"] == "not_checked"]
     if rows:
         lines += ["| layer | device | object | difference |", "|---|---|---|---|"]
