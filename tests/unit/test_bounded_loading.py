@@ -1,6 +1,7 @@
 """Loading the site model is bounded whatever the YAML holds: an alias bomb ("billion laughs": a few
 hundred bytes of nested aliases that expand to 9^9 values) is refused, naming its file, in at most
-5 s and 200 MB, through validate_site() and through ansible-playbook with the progress callback.
+5 s and 200 MB, through validate_site() and through ansible-playbook, with or without the bundle's
+callbacks.
 
 Each run is measured in a child process of its own (a fresh process, so its peak resident memory is
 its own), under an address-space limit and a timeout, so that a regression fails the test instead
@@ -17,6 +18,7 @@ import sys
 import pytest
 from project_paths import REPO, SAMPLE, SAMPLE_VAULT_PASSWORD
 
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import sources
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.yamlload import (
     MAX_FILE_NODES,
     Budget,
@@ -92,24 +94,52 @@ def test_the_alias_bomb_is_refused_by_validate_site_within_bounds(bombed_sample)
     print(f"validate_site: {shown}")
 
 
-def test_the_alias_bomb_is_refused_by_the_validation_run_within_bounds(bombed_sample, tmp_path):
+def without_our_callbacks(tmp_path) -> str:
+    """The project's ansible.cfg with neither of the bundle's callbacks: safety must not rest on them."""
+    config = tmp_path / "ansible.cfg"
+    config.write_text("".join(line for line in (REPO / "ansible.cfg").read_text().splitlines(keepends=True)
+                              if not line.startswith(("callbacks_enabled", "stdout_callback"))))
+    return str(config)
+
+
+@pytest.mark.parametrize("callbacks", ["configured", "none"])
+def test_the_alias_bomb_is_refused_by_the_validation_run_within_bounds(bombed_sample, tmp_path, callbacks):
     password = tmp_path / "sample-vault-password"
     password.write_bytes(SAMPLE_VAULT_PASSWORD)
-    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp"),
+    config = str(REPO / "ansible.cfg") if callbacks == "configured" else without_our_callbacks(tmp_path)
+    env = dict(os.environ, ANSIBLE_CONFIG=config, ANSIBLE_NOCOLOR="1", ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp"),
                ANSIBLE_HOME=str(tmp_path / "home"), AIPOD_REPORT_ROOT=str(tmp_path / "reports"))
     figures = measured(os.path.join(BIN, "ansible-playbook"), "-i", str(bombed_sample), "--vault-id", f"sample@{password}",
                        "playbooks/validate.yml", env=env)
     shown = {k: v for k, v in figures.items() if k != "output"}
     output = figures["output"]
-    # The progress callback refuses the file before the first play, and Ansible never expands it.
+    # The guard inventory plugin refuses the file while Ansible reads the inventory: Ansible never expands it.
     assert figures["rc"] == 2, output
     assert "group_vars/all/lol.yml:" in output and "refused: this file expands to more than" in output, output
     assert "REFUSED" in output and "nothing was run" in output and "Traceback" not in output, output
+    assert "PLAY [" not in output, output
     assert figures["cpu_seconds"] <= MAX_CPU_SECONDS, shown
     assert figures["peak_mb"] <= MAX_PEAK_MB, shown
-    report = json.loads(next((tmp_path / "reports").glob("*-validate/report.json")).read_text())
-    assert report["ok"] is False and "lol.yml" in report["failures"][0]["message"]
-    print(f"ansible-playbook validate.yml: {shown}")
+    print(f"ansible-playbook validate.yml, callbacks {callbacks}: {shown}")
+
+
+def test_a_site_file_nested_too_deep_is_refused_without_our_callbacks(tmp_path):
+    """Ansible's own loader kills the interpreter (SIGSEGV, no message) on a group_vars value nested
+    tens of thousands of levels deep; the guard refuses the file before that loader reads it."""
+    inventory = tmp_path / "sample"
+    shutil.copytree(SAMPLE, inventory)
+    (inventory / "group_vars" / "all" / "deep.yml").write_text("x: " + "[" * 30_000 + "]" * 30_000 + "\n")
+    password = tmp_path / "sample-vault-password"
+    password.write_bytes(SAMPLE_VAULT_PASSWORD)
+    env = dict(os.environ, ANSIBLE_CONFIG=without_our_callbacks(tmp_path), ANSIBLE_NOCOLOR="1",
+               ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp"), ANSIBLE_HOME=str(tmp_path / "home"),
+               AIPOD_REPORT_ROOT=str(tmp_path / "reports"))
+    figures = measured(os.path.join(BIN, "ansible-playbook"), "-i", str(inventory), "--vault-id", f"sample@{password}",
+                       "playbooks/validate.yml", env=env)
+    output = figures["output"]
+    assert figures["rc"] == 2, output
+    assert "group_vars/all/deep.yml:1:" in output and "nested more than 64 levels deep" in output, output
+    assert "REFUSED" in output and "PLAY [" not in output, output
 
 
 def _hostile_sources(root):
@@ -142,7 +172,7 @@ def _hostile_sources(root):
 
 def test_inventory_sources_ansible_would_choke_on_are_refused_unread_within_bounds(tmp_path):
     """The guard inventory plugin judges every source, and every entry of a directory source, before
-    Ansible's yaml and ini plugins read it; the progress callback refuses the run before its first play."""
+    Ansible's yaml and ini plugins read it, and refuses the run before its first play."""
     password = tmp_path / "sample-vault-password"
     password.write_bytes(SAMPLE_VAULT_PASSWORD)
     env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp"),
@@ -158,7 +188,8 @@ def test_inventory_sources_ansible_would_choke_on_are_refused_unread_within_boun
         assert figures["cpu_seconds"] <= MAX_CPU_SECONDS and figures["peak_mb"] <= MAX_PEAK_MB, (case, shown)
         print(f"{case}: {shown}")
         # Not an empty inventory for other tools either (an inventory sync would take it for the site).
-        listing = measured(os.path.join(BIN, "ansible-inventory"), "-i", str(source), "--list", env=env)
+        listing = measured(os.path.join(BIN, "ansible-inventory"), "-i", str(source), "--vault-id", f"sample@{password}",
+                           "--list", env=env)
         assert listing["rc"] == 2 and "inventory source not read" in listing["output"], (case, listing["output"][-2000:])
 
 
@@ -211,38 +242,19 @@ def test_an_exported_inventory_nested_too_deep_is_refused(tmp_path):
     assert not report.ok and "refused" in report.errors[0].message
 
 
-@pytest.fixture
-def progress_callback(monkeypatch, bombed_sample):
-    from ansible import context
-
-    from ansible_collections.ontap_ai.pod.plugins.callback.aipod_progress import CallbackModule
-
-    monkeypatch.setattr(context, "CLIARGS", {"inventory": [str(bombed_sample)]})
-    return CallbackModule()
-
-
-def test_the_callback_names_a_file_over_the_budget_before_the_run(progress_callback):
-    refused = progress_callback._report_unreadable_inventory()
+@pytest.mark.parametrize("given", ["directory", "hosts file"])
+def test_the_site_files_behind_a_source_are_judged_as_validation_reads_them(bombed_sample, given):
+    source = bombed_sample if given == "directory" else bombed_sample / "hosts.yml"
+    refused, not_yaml = sources.unreadable_site_files(str(source), decrypt=None)
     assert [f.rule for f in refused] == ["yaml-limit"] and refused[0].location.file.endswith("lol.yml")
-
-
-def test_the_callback_reads_an_inventory_given_as_its_hosts_file(monkeypatch, bombed_sample):
-    from ansible import context
-
-    from ansible_collections.ontap_ai.pod.plugins.callback.aipod_progress import CallbackModule
-
-    monkeypatch.setattr(context, "CLIARGS", {"inventory": [str(bombed_sample / "hosts.yml")]})
-    refused = CallbackModule()._report_unreadable_inventory()
-    assert [f.rule for f in refused] == ["yaml-limit"]
+    assert not_yaml == []
 
 
 @pytest.mark.parametrize("error", [MemoryError, KeyboardInterrupt])
-def test_the_callback_never_swallows_memory_errors_or_interrupts(progress_callback, monkeypatch, error):
-    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import inventory
-
+def test_judging_the_site_files_never_swallows_memory_errors_or_interrupts(bombed_sample, monkeypatch, error):
     def fail(*_args, **_kwargs):
         raise error()
 
-    monkeypatch.setattr(inventory, "load_site", fail)
+    monkeypatch.setattr(sources, "load_site", fail)
     with pytest.raises(error):
-        progress_callback._report_unreadable_inventory()
+        sources.unreadable_site_files(str(bombed_sample), decrypt=None)

@@ -16,9 +16,6 @@ description:
   - Results of C(validate_site) (summary, sizing) and of tasks returning an C(aipod_report) key
     (for example the verification result), or setting an C(aipod_report) fact with C(set_fact), go
     into the report. Nothing else of a result is kept, so no secret reaches the report.
-  - Before the first play it reads the inventory's files as the validator does and names any file
-    that is not YAML. A file over the validator's loading budget (for example nested YAML aliases,
-    a "billion laughs") ends the run there, with exit status 2, before Ansible expands it.
   - A report section that is a dict with C(title) and C(markdown) (for example the list of artefacts
     of C(playbooks/airgap_artifacts.yml)) is written into the Markdown report as it is.
   - The run lock's section (C(ontap_ai.pod.run_lock), which the playbooks run whether or not this callback is
@@ -46,16 +43,12 @@ import datetime
 import json
 import os
 import re
-import sys
 import time
 
 from ansible import context
 from ansible.plugins.callback import CallbackBase
 
 LAYERS = ("validate", "switches", "storage", "compute", "kubernetes", "trident", "verify", "acceptance")
-# Exit status of a run the callback ends before its first play (a site model file over the
-# loader's budget); Ansible's own for a failed host is 2.
-REFUSED_EXIT_CODE = 2
 
 
 class CallbackModule(CallbackBase):
@@ -145,56 +138,6 @@ class CallbackModule(CallbackBase):
             os.symlink(os.path.basename(self._run_dir), latest)
         except OSError:
             pass
-        refused = self._report_unreadable_inventory()
-        if refused:
-            self._stop([str(finding) for finding in refused], "read the site model",
-                       f"the site model holds {len(refused)} file(s) that cannot be read safely or decrypted")
-
-    def _stop(self, messages: list, task: str, why: str) -> None:
-        """End the run before any play: a file over the loader's budget would be expanded (or, nested
-        deep enough, crash Ansible's own YAML loader) by whatever reads it next; another run holds
-        the site."""
-        self._enter("validate")
-        for message in messages:
-            self._failures.append({"layer": "validate", "host": "localhost", "task": task, "message": message})
-        elapsed = time.time() - self._started
-        path = self._write_report(False, elapsed)
-        self._display.display(f"==> {self._playbook}: REFUSED in {elapsed:.1f} s: {why}; nothing was run", color="bright red")
-        if path:
-            self._display.display(f"==> run report: {os.path.relpath(path)}", color="bright red")
-        sys.exit(REFUSED_EXIT_CODE)
-
-    def _report_unreadable_inventory(self) -> list:
-        """Ansible stops on a vars file that is not YAML without saying where; say it first, located.
-
-        A file over the loader's budget (an alias bomb) is named here too. Loading is bounded
-        (aipod_site.yamlload.Budget) and reports problems as findings; only a file-system error or
-        a malformed value is caught here. MemoryError and KeyboardInterrupt are never caught.
-        """
-        refused: list = []
-        try:
-            from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run.vault import run_decryptor
-            from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
-        except ImportError:
-            return refused
-
-        for source in context.CLIARGS.get("inventory") or ():
-            # A directory, or its hosts file (-i inventories/<site>/hosts.yml); not "host1,host2,".
-            if not os.path.exists(str(source)):
-                continue
-            try:
-                site = load_site(str(source), decrypt=run_decryptor())
-            except (OSError, ValueError, TypeError, RecursionError) as error:  # the validation play reports the model
-                self._display.warning(f"site model: {source} could not be read ahead of the run ({type(error).__name__})")
-                continue
-            for finding in site.findings:
-                if finding.rule in ("yaml", "yaml-limit", "vault") and finding.severity == "error":
-                    self._display.error(f"site model: {finding}", wrap_text=False)
-                # Ansible cannot load a vault file it cannot decrypt either, and would stop without naming it.
-                # An inline value it decrypts only when used: the validation play refuses that one.
-                if finding.rule == "yaml-limit" or (finding.rule == "vault" and not finding.path):
-                    refused.append(finding)
-        return refused
 
     def v2_playbook_on_play_start(self, play):
         self._enter(self._layer_of(play))
