@@ -210,6 +210,69 @@ def test_a_rerun_applies_only_the_objects_changed_by_hand(site, cluster):
     assert "Objects to apply: none, every one matches the model" in again.stdout
 
 
+def dataset_objects(cluster) -> dict[str, str]:
+    """The data set's namespace, PV and claim, by kind and name, with their resourceVersion."""
+    found = {f"PersistentVolume/{v.metadata.name}": v.metadata.resource_version
+             for v in cluster["core"].list_persistent_volume(label_selector="app.kubernetes.io/managed-by=aipod").items}
+    found.update({f"PersistentVolumeClaim/{c.metadata.namespace}/{c.metadata.name}": c.metadata.resource_version
+                  for c in cluster["core"].list_persistent_volume_claim_for_all_namespaces(
+                      label_selector="app.kubernetes.io/managed-by=aipod").items})
+    return found
+
+
+def bound_claim(cluster, namespace: str, name: str, seconds: int = 60):
+    deadline = time.monotonic() + seconds
+    while True:
+        claim = cluster["core"].read_namespaced_persistent_volume_claim(name, namespace)
+        if claim.status.phase == "Bound" or time.monotonic() > deadline:
+            return claim
+        time.sleep(1)
+
+
+def test_a_data_set_reaches_its_namespace_as_a_claim_bound_to_its_own_volume(site, cluster):
+    """The lab's imagenet data set names namespace vision: the Trident layer gives it a claim that the
+    real PV controller binds to a static PV on the data set's volume, never a provisioned one."""
+    first = layer(site, "trident.yml")
+    assert "Claims: vision/dataset-imagenet" in first.stdout
+    claim = bound_claim(cluster, "vision", "dataset-imagenet")
+    assert claim.status.phase == "Bound" and claim.spec.volume_name == "dataset-vision-imagenet"
+    assert claim.spec.storage_class_name == "" and claim.status.access_modes == ["ReadOnlyMany"]
+    volume = cluster["core"].read_persistent_volume("dataset-vision-imagenet")
+    assert volume.spec.nfs.path == "/imagenet" and volume.spec.nfs.read_only is True
+    assert volume.spec.persistent_volume_reclaim_policy == "Retain" and not volume.spec.storage_class_name
+    converged = dataset_objects(cluster)
+    again = layer(site, "trident.yml")
+    assert recap(again.stdout)["changed"] == 0 and dataset_objects(cluster) == converged
+    assert "Nothing differs from the model" in again.stdout
+
+    # A claim deleted by hand comes back, and its PV (Released, holding the old claim's uid) binds it again.
+    cluster["core"].delete_namespaced_persistent_volume_claim("dataset-imagenet", "vision")
+    deadline = time.monotonic() + 60
+    while cluster["core"].read_persistent_volume("dataset-vision-imagenet").status.phase != "Released":
+        assert time.monotonic() < deadline, "the PV was not released"
+        time.sleep(1)
+    preview = layer(site, "trident.yml", "--check", "--diff")
+    assert "PersistentVolumeClaim/vision/dataset-imagenet: not in the cluster" in preview.stdout, preview.stdout[-4000:]
+    assert "PersistentVolume/dataset-vision-imagenet: released by a deleted claim" in preview.stdout
+    mended = layer(site, "trident.yml")
+    assert recap(mended.stdout)["changed"] >= 2, mended.stdout[-4000:]
+    assert bound_claim(cluster, "vision", "dataset-imagenet").status.phase == "Bound"
+    assert recap(layer(site, "trident.yml").stdout)["changed"] == 0
+
+    # A junction path the model moves cannot move a PV: refused, nothing written.
+    path = site["inventory"] / "group_vars" / "all" / "datasets.yml"
+    original = path.read_text()
+    path.write_text(original.replace("namespaces:", "junction_path: /vision-data\n    namespaces:"))
+    before = dataset_objects(cluster)
+    refused = layer(site, "trident.yml")
+    assert refused.returncode != 0
+    assert "PersistentVolume/dataset-vision-imagenet: left to an operator: nfs.path /imagenet -> /vision-data" in " ".join(refused.stdout.split()), \
+        refused.stdout[-3000:]
+    assert "delete the claim and then the PV" in " ".join(refused.stdout.split())
+    assert dataset_objects(cluster) == before
+    path.write_text(original)
+
+
 def test_helm_install_is_refused_before_any_change_on_an_old_server(site, cluster):
     """The gate reads the live server's version; the lab's server is made "old" by asking for a newer one."""
     edit_trident(site, lambda t: t.update(install={"method": "helm", "chart_repo": "https://charts.example.invalid",
@@ -261,7 +324,7 @@ def test_verification_without_trident_s_controller_reports_what_it_cannot_check(
                       "backend_online:lab-flexgroups": "not_checked", "backend_online:lab-flexvols": "not_checked",
                       "backend_online:lab-anf": "not_checked",
                       "storage_classes": "pass", "one_default_class": "pass", "snapshot_class": "pass",
-                      "pvc_bind_snapshot_clone": "not_checked"}
+                      "dataset_claim vision/dataset-imagenet": "pass", "pvc_bind_snapshot_clone": "not_checked"}
 
 
 def _stand_in_for_kubelets_and_trident(cluster) -> None:

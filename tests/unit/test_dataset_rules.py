@@ -122,3 +122,15 @@ def test_the_rules_derive_the_data_sets_once_per_validation(monkeypatch):
     for rule in dataset_rules.RULES:
         rule(ctx)
     assert len(calls) == 1 and len(dataset_rules.RULES) > 1
+
+
+def test_two_data_sets_that_one_namespace_would_claim_under_one_name_are_refused():
+    model = with_datasets(dataset(name="ImageNet", caches=[], protection={}), dataset(name="imagenet", caches=[], protection={}))
+    found = [(key, message) for rule, key, message in findings(model) if rule == "dataset-namespace"]
+    assert found == [("datasets[1].namespaces[0].name",
+                      "data sets ImageNet and imagenet would both be claim dataset-imagenet in namespace team-vision")]
+
+
+def test_a_pv_name_longer_than_kubernetes_takes_is_refused():
+    model = with_datasets(dataset(name="d" * 200, caches=[], protection={}, namespaces=[{"name": "n" * 50}]))
+    assert any("more than Kubernetes' 253" in message for rule, _key, message in findings(model) if rule == "dataset-namespace")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute.rules import normalised_path_problem
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import kubernetes as datasets_kubernetes
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import model as datasets_model
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
@@ -169,4 +170,28 @@ def dataset_consumers(ctx: Context) -> None:
                         "list the namespaces that train on it under namespaces")
 
 
-RULES = (dataset_references, dataset_sizes, dataset_versions, dataset_copies, dataset_consumers)
+# A Kubernetes object's name (a DNS-1123 subdomain) holds at most 253 characters.
+MAX_KUBERNETES_NAME = 253
+
+
+def dataset_claim_names(ctx: Context) -> None:
+    """In one namespace, no two data sets get one claim name (claim names take the data set's name in
+    lower case, '-' for '_'); each PV name is one Kubernetes takes."""
+    claimed: dict[tuple[str, str], str] = {}
+    for index, _entry, dataset in _entries(ctx):
+        for ns_index, consumer in enumerate(dataset["namespaces"]):
+            path = ("datasets", index, "namespaces", ns_index, "name")
+            namespace, claim = consumer["name"], datasets_kubernetes.claim_name(dataset["name"])
+            other = claimed.setdefault((namespace, claim), dataset["name"])
+            if other != dataset["name"]:
+                ctx.error("dataset-namespace", path,
+                          f"data sets {other} and {dataset['name']} would both be claim {claim} in namespace {namespace}",
+                          "rename one of them: Kubernetes names are lower case, with '-' for '_'")
+            volume = datasets_kubernetes.volume_name(dataset["name"], namespace)
+            if len(volume) > MAX_KUBERNETES_NAME:
+                ctx.error("dataset-namespace", path,
+                          f"data set {dataset['name']}: its PV in namespace {namespace} would be named with {len(volume)} "
+                          f"characters, more than Kubernetes' {MAX_KUBERNETES_NAME}", "shorten the data set's or the namespace's name")
+
+
+RULES = (dataset_references, dataset_sizes, dataset_versions, dataset_copies, dataset_consumers, dataset_claim_names)

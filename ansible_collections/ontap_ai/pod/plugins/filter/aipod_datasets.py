@@ -1,0 +1,39 @@
+"""Filters that hand the data set roles values derived from the site model.
+
+Docs: aipod_dataset_claims.yml, aipod_dataset_pending.yml and aipod_judge_dataset_claims.yml beside this
+file. The derivations live in plugins/plugin_utils/aipod_datasets/kubernetes.py.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets.kubernetes import claims, judge_claims, pending
+
+
+def aipod_dataset_claims(model: Mapping, live_claims: list | None = None) -> dict[str, Any]:
+    if not isinstance(model, Mapping) or "hosts" not in model:
+        raise AnsibleFilterError("aipod_dataset_claims: expected the site model (hostvars | ontap_ai.pod.aipod_model(groups)), "
+                                 f"got {type(model).__name__}")
+    return claims(dict(model), list(live_claims or []))
+
+
+def aipod_dataset_pending(plan: Mapping, live: Mapping, field_manager: str) -> list[dict[str, Any]]:
+    return pending(dict(plan), dict(live), field_manager)
+
+
+def aipod_judge_dataset_claims(bindings: list, live_claims: list) -> list[dict[str, str]]:
+    return judge_claims(list(bindings or []), list(live_claims or []))
+
+
+class FilterModule:
+    """Data set filters of the site model."""
+
+    def filters(self):
+        return {
+            "aipod_dataset_claims": aipod_dataset_claims,
+            "aipod_dataset_pending": aipod_dataset_pending,
+            "aipod_judge_dataset_claims": aipod_judge_dataset_claims,
+        }
