@@ -78,3 +78,25 @@ def test_the_secret_names_validation_passes_are_kubernetes_names_and_distinct(na
 
 def test_an_svm_name_ending_in_a_dash_is_refused():
     assert secret_name_problems(["data-"])[0][1].startswith("SVM data- would get the Kubernetes Secret name 'trident-ontap-data-'")
+
+
+@pytest.mark.parametrize(("key", "value"), [("username", "vsadmin"), ("role", "vsadmin-volume")])
+def test_the_dataops_account_is_never_one_of_ontaps_own(sample_copy, decrypt, key, value):
+    path = sample_copy / "group_vars" / "all" / "ontap.yml"
+    text = path.read_text()
+    written = {"username": "username: dataops", "role": "role: dataops_toolkit"}[key]
+    assert written in text
+    path.write_text(text.replace(written, f"{key}: {value}", 1))
+    report = validate_site(str(sample_copy), decrypt=decrypt)
+    [error] = [f for f in report.errors if f.rule == "ontap-name"]
+    assert error.path[-2:] == ("dataops_account", key) and "the DataOps Toolkit" in error.message
+
+
+def test_two_tools_never_share_an_account_or_a_role(sample_copy, decrypt):
+    """Each tool's role holds only what that tool needs: Trident's role is not the toolkit's."""
+    path = sample_copy / "group_vars" / "all" / "ontap.yml"
+    text = path.read_text()
+    path.write_text(text.replace("role: dataops_toolkit", "role: trident", 1))
+    report = validate_site(str(sample_copy), decrypt=decrypt)
+    [error] = [f for f in report.errors if f.rule == "ontap-name"]
+    assert error.path[-2:] == ("dataops_account", "role") and "share the role 'trident'" in error.message

@@ -30,10 +30,12 @@ READS = {
                                        "constituent_count,nas,snapshot_policy,guarantee,efficiency.compression,qos.policy.name,"
                                        "granular_data,granular_data_mode", {}),
                    ("storage/qos/policies", "name,svm,fixed", {})],
-    "trident": [("security/roles", "*", {}), ("security/accounts", "*", {})],
+    "accounts": [("security/roles", "*", {}), ("security/accounts", "*", {})],
 }
-OPTIONS = {"trident": {"privileges": [{"path": "/api/storage/volumes", "access": "all"},
-                                      {"path": "/api/cluster", "access": "readonly"}]}}
+OPTIONS = {"accounts": {"privileges": {"trident": [{"path": "/api/storage/volumes", "access": "all"},
+                                                   {"path": "/api/cluster", "access": "readonly"}],
+                                       "dataops": [{"path": "/api/storage/volumes", "access": "all"},
+                                                   {"path": "/api/svm/svms", "access": "readonly"}]}}}
 
 
 def read(client: Client, area: str) -> dict:
@@ -51,10 +53,11 @@ def converged() -> Client:
     return Client(Api(state))
 
 
-def with_trident_role(client: Client) -> None:
-    """The golden cluster's trident role has the role defaults' privileges; trim them to OPTIONS."""
-    role = client.one("security/roles", name="trident", fields="owner")
-    client.patch(f"security/roles/{role['owner']['uuid']}/trident", {"privileges": OPTIONS["trident"]["privileges"]})
+def with_tool_roles(client: Client) -> None:
+    """The golden cluster's tool roles have the role defaults' privileges; trim them to OPTIONS."""
+    for tool, role_name in (("trident", "trident"), ("dataops", "dataops_toolkit")):
+        role = client.one("security/roles", name=role_name, fields="owner")
+        client.patch(f"security/roles/{role['owner']['uuid']}/{role_name}", {"privileges": OPTIONS["accounts"]["privileges"][tool]})
 
 
 # ---------------------------------------------------------------------------- in sync
@@ -65,11 +68,15 @@ def test_a_converged_cluster_needs_nothing(converged, area):
     assert result["pending"] == 0, result["diff"]
 
 
-def test_converged_trident_account_needs_nothing(converged):
-    with_trident_role(converged)
-    result = plan(converged, "trident")
+def test_converged_tool_accounts_need_nothing(converged):
+    with_tool_roles(converged)
+    result = plan(converged, "accounts")
     assert result["pending"] == 0 and result["errors"] == []
-    assert result["logins"] == [{"key": "lab-data:trident", "svm": "lab-data", "username": "trident", "role": "trident"}]
+    assert result["logins"] == [
+        {"key": "lab-data:trident", "svm": "lab-data", "username": "trident", "role": "trident", "tool": "trident",
+         "password_variable": "vault_ontap_trident_password"},
+        {"key": "lab-data:dataops", "svm": "lab-data", "username": "dataops", "role": "dataops_toolkit", "tool": "dataops",
+         "password_variable": "vault_ontap_dataops_password"}]
 
 
 # ---------------------------------------------------------------------------- a new cluster
@@ -92,7 +99,7 @@ def test_a_new_cluster_needs_everything_the_model_has():
 def test_the_managed_objects_of_the_lab_pod():
     counts = ontap_plan.managed_objects(LAB_MODEL)
     assert counts["lifs"] == 9 and counts["vlan_ports"] == 6 and counts["flexgroups"] == 2
-    assert counts["qos_policies"] == 1 and counts["dataset_volumes"] == 1 and sum(counts.values()) == 32
+    assert counts["qos_policies"] == 1 and counts["dataset_volumes"] == 1 and counts["tool_accounts"] == 2 and sum(counts.values()) == 34
 
 
 # ---------------------------------------------------------------------------- drift
@@ -177,12 +184,12 @@ def test_constituent_changes_are_refused(converged):
 
 
 def test_trident_privileges_and_account_drift(converged):
-    with_trident_role(converged)
+    with_tool_roles(converged)
     role = converged.one("security/roles", name="trident", fields="owner")
     converged.delete(f"security/roles/{role['owner']['uuid']}/trident/privileges/%2Fapi%2Fcluster")
     account = converged.one("security/accounts", name="trident", fields="owner")
     converged.patch(f"security/accounts/{account['owner']['uuid']}/trident", {"locked": True})
-    result = plan(converged, "trident")
+    result = plan(converged, "accounts")
     assert result["roles"][0]["changes"] == {"privileges": {"before": [], "after": [["/api/cluster", "readonly"]]}}
     assert result["accounts"][0]["changes"] == {"locked": {"before": True, "after": False}}
 

@@ -502,23 +502,41 @@ def _plan_qos_policies(model: dict, current: list[dict], errors: list[str]) -> l
     return items
 
 
-# ---------------------------------------------------------------------------- Trident's account
-def plan_trident(model: dict, info: Any, options: dict | None = None) -> dict:
-    """The SVM-scoped REST role and account for Trident (the password is checked by logging in)."""
+# ---------------------------------------------------------------------------- the tools' accounts
+# The SVM-scoped accounts the pod's tools log in with: the SVM key that declares each, and the vault
+# variable that holds its password.
+TOOL_ACCOUNTS = {"trident": ("trident_account", "vault_ontap_trident_password"),
+                 "dataops": ("dataops_account", "vault_ontap_dataops_password")}
+
+
+def tool_accounts(model: dict) -> list[dict[str, str]]:
+    """Every tool account the model declares: {tool, svm, username, role, password_variable}."""
+    found = []
+    for svm in m.svms(model):
+        for tool, (key, password_variable) in TOOL_ACCOUNTS.items():
+            account = m.as_dict(svm.get(key))
+            username = m.as_str(account.get("username"))
+            if username:
+                found.append({"tool": tool, "svm": svm["name"], "username": username,
+                              "role": m.as_str(account.get("role")) or username, "password_variable": password_variable})
+    return found
+
+
+def plan_accounts(model: dict, info: Any, options: dict | None = None) -> dict:
+    """The SVM-scoped REST role and account of each tool (Trident, the DataOps Toolkit), with only
+    the privileges options['privileges'][tool] lists; each password is checked by logging in."""
     options = options or {}
     roles = records(info, "security/roles")
     accounts = records(info, "security/accounts")
-    privileges = [{"path": p["path"], "access": p["access"]} for p in m.as_list(options.get("privileges")) if isinstance(p, dict)]
+    privileges_of = m.as_dict(options.get("privileges"))
     plan: dict[str, list] = {"roles": [], "accounts": [], "logins": [], "errors": []}
-    for svm in m.svms(model):
-        account = m.as_dict(svm.get("trident_account"))
-        username = m.as_str(account.get("username"))
-        if not username:
-            continue
-        role_name = m.as_str(account.get("role")) or username
-        key = f"{svm['name']}:{role_name}"
-        role_want = {"vserver": svm["name"], "name": role_name, "privileges": privileges}
-        current_role = next((r for r in roles if r.get("name") == role_name and dig(r, "owner.name") == svm["name"]), None)
+    for account in tool_accounts(model):
+        svm, username, role_name = account["svm"], account["username"], account["role"]
+        privileges = [{"path": p["path"], "access": p["access"]} for p in m.as_list(privileges_of.get(account["tool"]))
+                      if isinstance(p, dict)]
+        key = f"{svm}:{role_name}"
+        role_want = {"vserver": svm, "name": role_name, "privileges": privileges}
+        current_role = next((r for r in roles if r.get("name") == role_name and dig(r, "owner.name") == svm), None)
         wanted = sorted((p["path"], p["access"]) for p in privileges)
         if current_role is None:
             plan["roles"].append(_item(key, "create", role_want, {"privileges": {"before": None, "after": len(wanted)}}))
@@ -530,13 +548,13 @@ def plan_trident(model: dict, info: Any, options: dict | None = None) -> dict:
                 removed = sorted(set(have) - set(wanted))
                 plan["roles"].append(_item(key, "modify", role_want, {"privileges": {"before": [list(p) for p in removed],
                                                                                      "after": [list(p) for p in added]}}))
-        account_want = {"vserver": svm["name"], "name": username, "role_name": role_name,
+        account_want = {"vserver": svm, "name": username, "role_name": role_name, "password_variable": account["password_variable"],
                         "applications": [{"application": "http", "authentication_methods": ["password"]}]}
-        plan["logins"].append({"key": f"{svm['name']}:{username}", "svm": svm["name"], "username": username,
-                               "role": role_name})
-        current_account = next((a for a in accounts if a.get("name") == username and dig(a, "owner.name") == svm["name"]), None)
+        plan["logins"].append({"key": f"{svm}:{username}", "svm": svm, "username": username, "role": role_name,
+                               "tool": account["tool"], "password_variable": account["password_variable"]})
+        current_account = next((a for a in accounts if a.get("name") == username and dig(a, "owner.name") == svm), None)
         if current_account is None:
-            plan["accounts"].append(_item(f"{svm['name']}:{username}", "create", account_want,
+            plan["accounts"].append(_item(f"{svm}:{username}", "create", account_want,
                                           {"role": {"before": None, "after": role_name}}))
             continue
         have = {"role": dig(current_account, "role.name"), "locked": bool(current_account.get("locked")),
@@ -544,14 +562,14 @@ def plan_trident(model: dict, info: Any, options: dict | None = None) -> dict:
                                        for a in m.as_list(current_account.get("applications")))}
         changes = _changes(have, {"role": role_name, "locked": False, "applications": [("http", ("password",))]})
         if changes:
-            plan["accounts"].append(_item(f"{svm['name']}:{username}", "modify", account_want, changes))
+            plan["accounts"].append(_item(f"{svm}:{username}", "modify", account_want, changes))
     return plan
 
 
-# Plan entries that are not changes: refusals, and the Trident logins to try.
+# Plan entries that are not changes: refusals, and the tools' logins to try.
 NOT_CHANGES = ("errors", "logins")
 PLANNERS = {"network": plan_network, "svms": plan_svms, "lifs": plan_lifs, "exports": plan_exports,
-            "flexgroups": plan_flexgroups, "trident": plan_trident}
+            "flexgroups": plan_flexgroups, "accounts": plan_accounts}
 
 
 def plan(model: dict, info: Any, area: str, options: dict | None = None) -> dict:
@@ -576,7 +594,7 @@ def plan(model: dict, info: Any, area: str, options: dict | None = None) -> dict
 
 # What a refusal of each area names as its object.
 AREA_OBJECTS = {"network": "cluster network", "svms": "svms", "lifs": "lifs", "exports": "exports",
-                "flexgroups": "flexgroups", "trident": "trident account"}
+                "flexgroups": "flexgroups", "accounts": "accounts"}
 
 
 def compare(model: dict, info: Any, area: str, options: dict | None = None) -> dict:
@@ -629,6 +647,6 @@ def managed_objects(model: dict, options: dict | None = None) -> dict[str, int]:
         "root_volume_policies": len([s for s in m.svms(model) if m.as_str(s.get("root_export_policy"))]),
         "flexgroups": len(m.flexgroups(model)),
         "dataset_volumes": len(datasets.volumes(model)),
-        "trident_roles": len([s for s in m.svms(model) if m.as_dict(s.get("trident_account")).get("username")]),
-        "trident_accounts": len([s for s in m.svms(model) if m.as_dict(s.get("trident_account")).get("username")]),
+        "tool_roles": len({(a["svm"], a["role"]) for a in tool_accounts(model)}),
+        "tool_accounts": len(tool_accounts(model)),
     }

@@ -99,20 +99,36 @@ def ontap_ports_and_groups(ctx: Context) -> None:
                               f"name it {base}-{network_vlan}" if network_vlan else "give the network a vlan")
 
 
-# ONTAP's own accounts and roles (cluster and SVM scope): the bundle creates and changes its Trident
-# account and role, so they must never be one of these.
+# ONTAP's own accounts and roles (cluster and SVM scope): the bundle creates and changes its tools'
+# accounts and roles, so they must never be one of these.
 ONTAP_BUILT_IN_USERS = frozenset({"admin", "diag", "autosupport", "vsadmin"})
 ONTAP_BUILT_IN_ROLES = frozenset({"admin", "autosupport", "backup", "readonly", "none", "vsadmin", "vsadmin-volume",
                                   "vsadmin-protocol", "vsadmin-backup", "vsadmin-snaplock", "vsadmin-readonly"})
+# The SVM keys of the tools' accounts, and the tool each is for.
+TOOL_ACCOUNT_KEYS = {"trident_account": "Trident", "dataops_account": "the DataOps Toolkit"}
 
 
-def _trident_account_not_built_in(ctx: Context, path: tuple, account: dict) -> None:
-    for key, built_in, what in (("username", ONTAP_BUILT_IN_USERS, "account"), ("role", ONTAP_BUILT_IN_ROLES, "role")):
-        value = m.as_str(account.get(key))
-        if value and value.lower() in built_in:
-            ctx.error("ontap-name", path + ("trident_account", key),
-                      f"trident_account.{key} {value!r} is ONTAP's built-in {what}; the run would reconfigure it for Trident",
-                      f"name an {what} of the pod's own, e.g. {key}: trident")
+def _tool_accounts_of_their_own(ctx: Context, path: tuple, svm: dict) -> None:
+    """A tool's account and role are the pod's own, and no two tools of an SVM share one: each
+    role holds only what its tool needs."""
+    taken: dict[tuple[str, str], str] = {}
+    for account_key, tool in TOOL_ACCOUNT_KEYS.items():
+        account = m.as_dict(svm.get(account_key))
+        username = m.as_str(account.get("username"))
+        for key, built_in, what in (("username", ONTAP_BUILT_IN_USERS, "account"), ("role", ONTAP_BUILT_IN_ROLES, "role")):
+            value = m.as_str(account.get(key))
+            if value and value.lower() in built_in:
+                ctx.error("ontap-name", path + (account_key, key),
+                          f"{account_key}.{key} {value!r} is ONTAP's built-in {what}; the run would reconfigure it for {tool}",
+                          f"name an {what} of the pod's own, e.g. {key}: {account_key.split('_')[0]}")
+        if not username:
+            continue
+        for what, value in (("account", username), ("role", m.as_str(account.get("role")) or username)):
+            other = taken.setdefault((what, value), account_key)
+            if other != account_key:
+                ctx.error("ontap-name", path + (account_key, "role" if what == "role" else "username"),
+                          f"{account_key} and {other} share the {what} {value!r}; each tool's {what} holds only what that tool needs",
+                          f"give {account_key} a {what} of its own, e.g. {account_key.split('_')[0]}")
 
 
 def ha_pairs(ctx: Context) -> None:
@@ -145,7 +161,7 @@ def svm_settings(ctx: Context) -> None:
         if name in seen:
             ctx.error("ontap-name", path + ("name",), f"SVM {name} is declared twice")
         seen.add(name or "")
-        _trident_account_not_built_in(ctx, path, m.as_dict(svm.get("trident_account")))
+        _tool_accounts_of_their_own(ctx, path, svm)
         if (m.as_str(svm.get("ipspace")) or "Default") not in ipspaces:
             ctx.error("dangling-reference", path + ("ipspace",), f"IPspace {svm.get('ipspace')} is not declared", "add it to ontap.ipspaces")
         for aggr_index, aggregate in enumerate(m.as_list(svm.get("aggregates"))):

@@ -32,6 +32,8 @@ def secrets(ctx: Context) -> None:
     needed = {"vault_ontap_admin_password": ("ontap",)}
     if any("trident_account" in svm for svm in ctx.svms):
         needed["vault_ontap_trident_password"] = ("ontap", "svms")
+    if any("dataops_account" in svm for svm in ctx.svms):
+        needed["vault_ontap_dataops_password"] = ("ontap", "svms")
     if ctx.switches:
         needed["vault_switch_admin_password"] = ("groups", "switches")
     if any(m.as_dict(b).get("driver") == "azure-netapp-files" for b in m.as_list(m.as_dict(ctx.model.get("trident")).get("backends"))):
