@@ -104,15 +104,15 @@ def ontap_ports_and_groups(ctx: Context) -> None:
 ONTAP_BUILT_IN_USERS = frozenset({"admin", "diag", "autosupport", "vsadmin"})
 ONTAP_BUILT_IN_ROLES = frozenset({"admin", "autosupport", "backup", "readonly", "none", "vsadmin", "vsadmin-volume",
                                   "vsadmin-protocol", "vsadmin-backup", "vsadmin-snaplock", "vsadmin-readonly"})
-# The SVM keys of the tools' accounts, and the tool each is for.
-TOOL_ACCOUNT_KEYS = {"trident_account": "Trident", "dataops_account": "the DataOps Toolkit"}
+# The SVM keys of the tools' accounts: the tool each is for, and a name of the pod's own to suggest.
+TOOL_ACCOUNT_KEYS = {"trident_account": ("Trident", "trident"), "dataops_account": ("the DataOps Toolkit", "dataops")}
 
 
 def _tool_accounts_of_their_own(ctx: Context, path: tuple, svm: dict) -> None:
     """A tool's account and role are the pod's own, and no two tools of an SVM share one: each
     role holds only what its tool needs."""
     taken: dict[tuple[str, str], str] = {}
-    for account_key, tool in TOOL_ACCOUNT_KEYS.items():
+    for account_key, (tool, suggested) in TOOL_ACCOUNT_KEYS.items():
         account = m.as_dict(svm.get(account_key))
         username = m.as_str(account.get("username"))
         for key, built_in, what in (("username", ONTAP_BUILT_IN_USERS, "account"), ("role", ONTAP_BUILT_IN_ROLES, "role")):
@@ -120,7 +120,7 @@ def _tool_accounts_of_their_own(ctx: Context, path: tuple, svm: dict) -> None:
             if value and value.lower() in built_in:
                 ctx.error("ontap-name", path + (account_key, key),
                           f"{account_key}.{key} {value!r} is ONTAP's built-in {what}; the run would reconfigure it for {tool}",
-                          f"name an {what} of the pod's own, e.g. {key}: {account_key.split('_')[0]}")
+                          f"name an {what} of the pod's own, e.g. {key}: {suggested}")
         if not username:
             continue
         for what, value in (("account", username), ("role", m.as_str(account.get("role")) or username)):
@@ -128,7 +128,7 @@ def _tool_accounts_of_their_own(ctx: Context, path: tuple, svm: dict) -> None:
             if other != account_key:
                 ctx.error("ontap-name", path + (account_key, "role" if what == "role" else "username"),
                           f"{account_key} and {other} share the {what} {value!r}; each tool's {what} holds only what that tool needs",
-                          f"give {account_key} a {what} of its own, e.g. {account_key.split('_')[0]}")
+                          f"give {account_key} a {what} of its own, e.g. {suggested}")
 
 
 def ha_pairs(ctx: Context) -> None:
