@@ -8,7 +8,7 @@ type: aggregate
 short_description: Per-layer progress, an end-of-run summary and the pod's run report
 description:
   - Prints one line per layer of the pod (validate, switches, storage, compute, kubernetes,
-    trident, verify) when it finishes, with its counts of ok, changed and failed tasks and its time.
+    trident, verify, acceptance, dataops) when it finishes, with its counts of ok, changed and failed tasks and its time.
   - At the end prints a summary (changes per layer, failures with host, task and first line of the
     message) and writes the run report (Markdown and JSON) under C(reports/<run>/), also reachable
     as C(reports/latest/); the last line says where it is.
@@ -48,7 +48,7 @@ import time
 from ansible import context
 from ansible.plugins.callback import CallbackBase
 
-LAYERS = ("validate", "switches", "storage", "compute", "kubernetes", "trident", "verify", "acceptance")
+LAYERS = ("validate", "switches", "storage", "compute", "kubernetes", "trident", "verify", "acceptance", "dataops")
 
 
 class CallbackModule(CallbackBase):

@@ -1,7 +1,8 @@
 """Filters that hand the data set roles values derived from the site model.
 
-Docs: aipod_dataset_claims.yml, aipod_dataset_pending.yml and aipod_judge_dataset_claims.yml beside this
-file. The derivations live in plugins/plugin_utils/aipod_datasets/kubernetes.py.
+Docs: aipod_dataset_claims.yml, aipod_dataset_pending.yml, aipod_judge_dataset_claims.yml and
+aipod_dataops_config.yml beside this file. The derivations live in plugins/plugin_utils/aipod_datasets/
+(kubernetes.py, toolkit.py).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets.kubernetes import claims, judge_claims, pending
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets.toolkit import toolkit_config
 
 
 def aipod_dataset_claims(model: Mapping, live_claims: list | None = None) -> dict[str, Any]:
@@ -18,6 +20,13 @@ def aipod_dataset_claims(model: Mapping, live_claims: list | None = None) -> dic
         raise AnsibleFilterError("aipod_dataset_claims: expected the site model (hostvars | ontap_ai.pod.aipod_model(groups)), "
                                  f"got {type(model).__name__}")
     return claims(dict(model), list(live_claims or []))
+
+
+def aipod_dataops_config(model: Mapping, svm: str | None = None) -> dict[str, Any] | None:
+    if not isinstance(model, Mapping) or "hosts" not in model:
+        raise AnsibleFilterError("aipod_dataops_config: expected the site model (hostvars | ontap_ai.pod.aipod_model(groups)), "
+                                 f"got {type(model).__name__}")
+    return toolkit_config(dict(model), svm or None)
 
 
 def aipod_dataset_pending(plan: Mapping, live: Mapping, field_manager: str) -> list[dict[str, Any]]:
@@ -34,6 +43,7 @@ class FilterModule:
     def filters(self):
         return {
             "aipod_dataset_claims": aipod_dataset_claims,
+            "aipod_dataops_config": aipod_dataops_config,
             "aipod_dataset_pending": aipod_dataset_pending,
             "aipod_judge_dataset_claims": aipod_judge_dataset_claims,
         }

@@ -1,0 +1,89 @@
+"""The DataOps Toolkit on the control node, against a fresh lab cluster the storage layer converged:
+playbooks/dataops_toolkit.yml installs the real toolkits from PyPI, configures the traditional one
+from the model with its least-privilege account, and a data scientist's commands then work as that
+account. A second run changes nothing; no file of the toolkit holds the cluster admin's password."""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+import yaml
+from project_paths import LAB_VAULT_PASSWORD, REPO, make_decryptor
+
+pytestmark = [pytest.mark.lab, pytest.mark.slow]
+BIN = REPO / ".venv" / "bin"
+
+
+@pytest.fixture(scope="module")
+def converged(private_lab):
+    rc, _recap, output = private_lab.play()
+    assert rc == 0, output[-3000:]
+    return private_lab
+
+
+@pytest.fixture(scope="module")
+def scientist(tmp_path_factory):
+    """A user's home of their own; pip keeps the machine's cache (a cold one would download everything)."""
+    home = tmp_path_factory.mktemp("scientist")
+    cache = os.environ.get("PIP_CACHE_DIR") or str(pathlib.Path.home() / ".cache" / "pip")
+    env = {key: value for key, value in os.environ.items() if not key.startswith("XDG_")}
+    return {"home": home, "env": dict(env, HOME=str(home), PIP_CACHE_DIR=cache)}
+
+
+def toolkit_playbook(lab, scientist, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / "ansible-playbook"), "-i", str(lab.inventory / "hosts.yml"),
+                           str(REPO / "playbooks" / "dataops_toolkit.yml"), *args],
+                          env=dict(lab.env, HOME=scientist["env"]["HOME"], PIP_CACHE_DIR=scientist["env"]["PIP_CACHE_DIR"]),
+                          cwd=REPO, capture_output=True, text=True, timeout=900)
+
+
+def cli(scientist, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(scientist["home"] / ".netapp_dataops" / "venv-traditional" / "bin" / "netapp_dataops_cli.py"),
+                           *args], env=scientist["env"], capture_output=True, text=True, timeout=120)
+
+
+def test_the_toolkit_is_installed_configured_and_works_as_its_own_account(converged, scientist):
+    first = toolkit_playbook(converged, scientist)
+    assert first.returncode == 0, first.stdout[-4000:] + first.stderr[-2000:]
+    assert "The DataOps Toolkit works on SVM lab-data as dataops: it lists the 1 data set(s) of the SVM" in " ".join(first.stdout.split())
+    toolkit = scientist["home"] / ".netapp_dataops"
+    assert (toolkit / "venv-k8s" / "bin" / "netapp_dataops_k8s_cli.py").exists()
+    config = json.loads((toolkit / "config.json").read_text())
+    assert config["svm"] == "lab-data" and config["hostname"] == f"127.0.10.1:{converged.port}"
+    assert config["sslCertPath"].endswith(".lab/ontap/pki/ca.pem") and "password" not in config
+    assert oct((toolkit / "config.json").stat().st_mode & 0o777) == "0o600"
+
+    # As a data scientist would: a version of the data set, listed, then restored.
+    created = cli(scientist, "create", "snapshot", "--volume=imagenet", "--name=before-training")
+    assert created.returncode == 0, created.stdout + created.stderr
+    listed = cli(scientist, "list", "snapshots", "--volume=imagenet")
+    # The toolkit prints its tables through its logger, on standard error.
+    assert listed.returncode == 0 and "before-training" in listed.stdout + listed.stderr, listed.stdout + listed.stderr
+    # An experiment's own copy of that version, made in an instant (a FlexClone volume).
+    cloned = cli(scientist, "clone", "volume", "--name=imagenet_exp1", "--source-volume=imagenet",
+                 "--source-snapshot=before-training")
+    assert cloned.returncode == 0, cloned.stdout + cloned.stderr
+    assert any(v["name"] == "imagenet_exp1" and (v.get("clone") or {}).get("is_flexclone")
+               for v in converged.records("/api/storage/volumes?fields=clone"))
+    restored = cli(scientist, "restore", "snapshot", "--volume=imagenet", "--name=before-training", "--force")
+    assert restored.returncode == 0, restored.stdout + restored.stderr
+    # The least-privilege role refuses what the toolkit has no business doing.
+    from ontap_lab.cli import LabClient
+
+    vault = converged.inventory / "group_vars" / "all" / "vault.yml"
+    secrets = yaml.safe_load(make_decryptor(LAB_VAULT_PASSWORD)(vault.read_text(), str(vault)))
+    dataops = LabClient(converged.client().settings, "dataops", secrets["vault_ontap_dataops_password"])
+    assert dataops.request("GET", "/api/storage/volumes")[0] == 200
+    assert dataops.request("POST", "/api/svm/svms", {"name": "not-for-dataops"})[0] == 403
+    admin_password = secrets["vault_ontap_admin_password"]
+    for path in toolkit.rglob("*"):
+        if path.is_file() and "venv-" not in str(path):
+            assert admin_password not in path.read_text(errors="replace"), path
+
+    again = toolkit_playbook(converged, scientist)
+    assert again.returncode == 0 and "changed=0" in again.stdout, again.stdout[-3000:]
+    preview = toolkit_playbook(converged, scientist, "--check")
+    assert preview.returncode == 0 and "changed=0" in preview.stdout, preview.stdout[-3000:]
