@@ -461,6 +461,32 @@ def test_dataops_toolkit_workflow(dataops, endpoint, caplog):
     assert [volume["name"] for volume in client.records("storage/volumes", svm="vs1")] == ["vs1_root"]
 
 
+def test_dataops_toolkit_lists_space_as_ontap_reports_it(dataops, endpoint):
+    """Each volume reports its space as ONTAP does (size, snapshot reserve, used, available, footprint
+    and metadata, and a FlexGroup's constituents' footprints), so the toolkit's space columns hold
+    figures, not "Unknown"."""
+    toolkit = dataops
+    client = Client(endpoint.api)
+    toolkit.create_volume(volume_name="flat", volume_size="100GB", volume_type="flexvol")
+    toolkit.create_volume(volume_name="spread", volume_size="800GB", volume_type="flexgroup")
+    listed = {volume["Volume Name"]: volume for volume in toolkit.list_volumes(include_space_usage_details=True)}
+    for name in ("flat", "spread"):
+        row = listed[name]
+        assert "Unknown" not in row.values(), row
+        assert row["Snap Reserve"] == "5%", row
+    assert listed["flat"]["Usage"] == "2.0MB" and listed["flat"]["Capacity"] == "95.0GB", listed["flat"]
+    for volume in client.records("storage/volumes", svm="vs1", is_svm_root="false", fields="space,style,constituents"):
+        space = volume["space"]
+        assert space["snapshot"]["reserve_size"] == space["size"] * space["snapshot"]["reserve_percent"] // 100
+        assert space["afs_total"] == space["size"] - space["snapshot"]["reserve_size"]
+        assert space["used"] + space["available"] == space["afs_total"] and 0 < space["used"] < space["afs_total"]
+        assert space["total_footprint"] == space["footprint"] + space["metadata"]
+        if volume["style"] == "flexgroup":
+            assert sum(part["space"]["used"] for part in volume["constituents"]) == space["used"]
+    for name in ("flat", "spread"):
+        toolkit.delete_volume(volume_name=name, delete_non_clone=True)
+
+
 def test_dataops_toolkit_restores_and_splits(dataops, endpoint):
     toolkit = dataops
     client = Client(endpoint.api)

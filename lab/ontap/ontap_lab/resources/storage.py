@@ -33,6 +33,11 @@ MIN_VOLUME = 20 * 1024 ** 2
 
 
 AFX_CONSTITUENTS_PER_NODE = 4
+# What an empty volume holds in the lab: its file system's metadata (ONTAP reports a few hundred KiB
+# to a few MiB for a new volume). The lab holds no file data, so this is all of a volume's use.
+EMPTY_VOLUME_USED = 2 * 1024 ** 2
+# What ONTAP keeps of a volume's metadata in its aggregate, beside the volume's own use.
+VOLUME_AGGREGATE_METADATA = 4 * 1024 ** 2
 
 
 def _constituent_name(name: str, number: int) -> str:
@@ -81,9 +86,12 @@ class Volumes(Collection):
         disaggregated = bool(context.state.cluster.get("disaggregated"))
         if record.get("style") == "flexgroup":
             parts = self._constituents(context, record)
-            record["constituents"] = [{"name": part["name"], "space": {"size": part["space"]["size"]},
+            reserve_percent = int((record["space"].get("snapshot") or {}).get("reserve_percent") or 0)
+            record["constituents"] = [{"name": part["name"], "space": self._constituent_space(part["space"]["size"], reserve_percent),
                                        **({} if disaggregated else {"aggregates": dict(part["aggregates"][0])})} for part in parts]
             record["constituent_count"] = len(parts)
+            # A FlexGroup's use is its constituents'.
+            self._space(record, EMPTY_VOLUME_USED * len(parts), VOLUME_AGGREGATE_METADATA * len(parts))
         else:
             # Only FlexGroups have constituents; ONTAP's schema refuses a count of 0 (older states stored one).
             record.pop("constituent_count", None)
@@ -91,6 +99,8 @@ class Volumes(Collection):
             # No aggregates on AFX: a volume shows none (its placement is ONTAP's).
             record.pop("aggregates", None)
             record.pop("constituents_per_aggregate", None)
+        if record.get("style") != "flexgroup":
+            self._space(record, EMPTY_VOLUME_USED, VOLUME_AGGREGATE_METADATA)
         if record.get("style") == "flexgroup_constituent":
             return
         if record.get("style") == "flexgroup":
@@ -99,6 +109,37 @@ class Volumes(Collection):
         clone["has_flexclone"] = bool(clones_of_volume(context.state, record))
         record.setdefault("flexcache_endpoint_type", "none")
         record["snapshot_count"] = len(snapshots_of(context.state, record))
+
+    @staticmethod
+    def _space(record: dict, used: int, metadata: int) -> None:
+        """The space accounting ONTAP reports for a volume of record's size and snapshot reserve that
+        holds `used` bytes (its active file system) and `metadata` bytes of aggregate metadata."""
+        space = record.setdefault("space", {})
+        size = int(space.get("size") or record.get("size") or 0)
+        snapshot = space.setdefault("snapshot", {})
+        reserve = size * int(snapshot.get("reserve_percent") or 0) // 100
+        afs_total = size - reserve
+        available = max(afs_total - used, 0)
+        thick = (record.get("guarantee") or {}).get("type") == "volume"
+        footprint = size if thick else used
+        snapshot.update(reserve_size=reserve, used=0, reserve_available=reserve, space_used_percent=0)
+        space.update(afs_total=afs_total, used=used, used_by_afs=used, available=available, user_data=0,
+                     percent_used=used * 100 // afs_total if afs_total else 0,
+                     available_percent=available * 100 // afs_total if afs_total else 0,
+                     metadata=metadata, footprint=used, volume_guarantee_footprint=footprint - used,
+                     total_footprint=footprint + metadata, physical_used=used,
+                     physical_used_percent=used * 100 // size if size else 0)
+
+    @staticmethod
+    def _constituent_space(size: int, reserve_percent: int) -> dict:
+        """A FlexGroup constituent's space, in the fields ONTAP lists for constituents."""
+        afs_total = size - size * reserve_percent // 100
+        used = EMPTY_VOLUME_USED
+        available = max(afs_total - used, 0)
+        return {"size": size, "afs_total": afs_total, "used": used, "used_by_afs": used, "available": available,
+                "used_percent": used * 100 // afs_total if afs_total else 0,
+                "available_percent": available * 100 // afs_total if afs_total else 0,
+                "metadata": VOLUME_AGGREGATE_METADATA, "footprint": used, "total_footprint": used + VOLUME_AGGREGATE_METADATA}
 
     @staticmethod
     def _constituents(context: Context, volume: dict) -> list[dict]:
