@@ -28,7 +28,7 @@ READS = {
                 ("storage/volumes", "name,svm,is_svm_root,nas.export_policy", {"is_svm_root": "true"})],
     "flexgroups": [("storage/volumes", "name,svm,style,is_svm_root,space.size,space.snapshot.reserve_percent,aggregates,"
                                        "constituent_count,nas,snapshot_policy,guarantee,efficiency.compression,qos.policy.name,"
-                                       "granular_data,granular_data_mode", {}),
+                                       "granular_data,granular_data_mode,comment", {}),
                    ("storage/qos/policies", "name,svm,fixed", {})],
     "accounts": [("security/roles", "*", {}), ("security/accounts", "*", {})],
 }
@@ -88,7 +88,7 @@ def test_a_new_cluster_needs_everything_the_model_has():
     assert counts["svms"] == {"snapshot_policies": 1, "svms": 1, "nfs": 1, "nfs_rest": 1, "errors": 0}  # the data set's versions
     assert counts["lifs"] == {"lifs": 9, "rdma": 0, "errors": 0}
     assert counts["exports"]["policies"] == 1 and counts["exports"]["rules"] == 1
-    assert counts["flexgroups"] == {"qos_policies": 1, "flexgroups": 3, "errors": 0}  # data, home and the data set imagenet
+    assert counts["flexgroups"] == {"qos_policies": 1, "flexgroups": 3, "errors": 0, "left": 0}  # data, home and the data set imagenet
     result = plan(client, "flexgroups")
     assert all(item["svm_exists"] is False for item in result["flexgroups"])
     data = next(item for item in result["flexgroups"] if item["key"] == "lab-data:data")
@@ -309,3 +309,22 @@ def test_a_data_set_as_a_flexvol_sits_on_one_aggregate():
     model["datasets"][0].pop("constituents_per_aggregate", None)
     [volume] = [entry for entry in plan(Client(fresh_api()), "flexgroups", model)["flexgroups"] if entry["key"] == "lab-data:imagenet"]
     assert volume["want"]["aggregate_name"] == "lab_ontap_01_ssd_1" and volume["want"]["aggr_list"] is None
+
+
+def test_a_data_set_removed_from_the_model_is_reported_and_left(converged):
+    """Its volume carries the data set's comment: the plan names it under left, and changes nothing of it."""
+    model = copy.deepcopy(LAB_MODEL)
+    removed = model.pop("datasets")
+    assert [d["name"] for d in removed] == ["imagenet"]
+    result = plan(converged, "flexgroups", model)
+    assert result["left"] == [{"key": "lab-data:imagenet", "dataset": "imagenet"}]
+    assert result["pending"] == 0 and result["errors"] == []
+
+
+def test_a_data_set_volume_says_whose_it_is():
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import model as datasets_model
+
+    [volume] = datasets_model.volumes(LAB_MODEL)
+    assert volume["comment"] == "aipod data set imagenet"
+    assert datasets_model.dataset_of_comment(volume["comment"]) == "imagenet"
+    assert datasets_model.dataset_of_comment("netapp-dataops") is None and datasets_model.dataset_of_comment(None) is None

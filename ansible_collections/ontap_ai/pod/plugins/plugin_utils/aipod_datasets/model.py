@@ -10,6 +10,20 @@ from typing import Any
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 DEFAULT_SNAPMIRROR_POLICY = "MirrorAllSnapshots"
+# The comment a data set's volume carries: how the storage layer knows a volume it made for a data
+# set once the data set has left the model (it reports such a volume, and never deletes it).
+DATASET_COMMENT_PREFIX = "aipod data set "
+
+
+def dataset_comment(dataset: str) -> str:
+    return f"{DATASET_COMMENT_PREFIX}{dataset}"
+
+
+def dataset_of_comment(comment: object) -> str | None:
+    """The data set a volume's comment names, or None for a volume that is no data set's."""
+    if isinstance(comment, str) and comment.startswith(DATASET_COMMENT_PREFIX):
+        return comment[len(DATASET_COMMENT_PREFIX):] or None
+    return None
 
 
 def snapshot_policy_name(dataset: str) -> str:
@@ -101,6 +115,7 @@ def volumes(model: dict) -> list[dict]:
             "unix_permissions": m.as_str(owner.get("mode")), "user_id": m.as_int(owner.get("uid")),
             "group_id": m.as_int(owner.get("gid")), "snapshot_reserve": dataset["reserve_percent"],
             "qos_policy": None, "granular_data": None, "placed_by_ontap": placed_by_ontap,
+            "comment": dataset_comment(dataset["name"]),
         })
     return result
 

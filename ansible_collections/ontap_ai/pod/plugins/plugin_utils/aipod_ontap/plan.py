@@ -400,13 +400,14 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
                 "volume_security_style": fg["security_style"] or options.get("security_style", "unix"),
                 "space_guarantee": "none" if thin else "volume", "efficiency": efficiency,
                 "unix_permissions": fg["unix_permissions"] or options.get("unix_permissions"),
-                "qos_policy_group": fg["qos_policy"]}
+                "qos_policy_group": fg["qos_policy"], "comment": fg.get("comment")}
         current = next((v for v in volumes if v.get("name") == fg["name"] and dig(v, "svm.name") == fg["svm"]), None)
         after = {"size": fg["size_bytes"], "junction_path": want["junction_path"], "export_policy": want["export_policy"],
                  "snapshot_policy": want["snapshot_policy"], "security_style": want["volume_security_style"],
                  "space_guarantee": want["space_guarantee"], "compression": "both" if efficiency else "none",
                  "qos_policy": fg["qos_policy"], "granular_data_mode": "advanced" if fg["granular_data"] else None,
-                 "uid": want["user_id"], "gid": want["group_id"], "snapshot_reserve": want["percent_snapshot_space"]}
+                 "uid": want["user_id"], "gid": want["group_id"], "snapshot_reserve": want["percent_snapshot_space"],
+                "comment": want["comment"]}
         # Granular Data Distribution: na_ontap_volume sets basic granular data only, so the role turns
         # advanced on with a REST call of its own (gdd) after the volume exists.
         gdd = fg["granular_data"] is True
@@ -441,7 +442,7 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
                 "snapshot_policy": dig(current, "snapshot_policy.name"), "security_style": dig(current, "nas.security_style"),
                 "space_guarantee": dig(current, "guarantee.type"), "compression": dig(current, "efficiency.compression"),
                 "qos_policy": dig(current, "qos.policy.name"), "granular_data_mode": current.get("granular_data_mode"),
-                "uid": dig(current, "nas.uid"), "gid": dig(current, "nas.gid"),
+                "uid": dig(current, "nas.uid"), "gid": dig(current, "nas.gid"), "comment": current.get("comment"),
                 "snapshot_reserve": dig(current, "space.snapshot.reserve_percent")}
         if fg["granular_data"] is False and current.get("granular_data") is True:
             plan["errors"].append(f"FlexGroup {key} has granular data ({have['granular_data_mode'] or 'basic'}) on, and the model "
@@ -456,6 +457,11 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
         if changes:
             plan["flexgroups"].append(_item(key, "modify", want, changes, svm_exists=exists,
                                             gdd=gdd and "granular_data_mode" in changes))
+    # A volume the storage layer made for a data set the model no longer has: reported, never deleted.
+    kept = {(v["svm"], v["name"]) for v in datasets.volumes(model)}
+    plan["left"] = [{"key": f"{dig(v, 'svm.name')}:{v.get('name')}", "dataset": datasets.dataset_of_comment(v.get("comment"))}
+                    for v in volumes if datasets.dataset_of_comment(v.get("comment"))
+                    and (dig(v, "svm.name"), v.get("name")) not in kept]
     return plan
 
 
@@ -474,6 +480,8 @@ def _afx_create_body(want: dict) -> dict:
         body["snapshot_policy"] = {"name": want["snapshot_policy"]}
     if want.get("qos_policy_group"):
         body["qos"] = {"policy": {"name": want["qos_policy_group"]}}
+    if want.get("comment"):
+        body["comment"] = want["comment"]
     return body
 
 
@@ -566,8 +574,9 @@ def plan_accounts(model: dict, info: Any, options: dict | None = None) -> dict:
     return plan
 
 
-# Plan entries that are not changes: refusals, and the tools' logins to try.
-NOT_CHANGES = ("errors", "logins")
+# Plan entries that are not changes: refusals, the tools' logins to try, and data set volumes the
+# model no longer has (left as they are).
+NOT_CHANGES = ("errors", "logins", "left")
 PLANNERS = {"network": plan_network, "svms": plan_svms, "lifs": plan_lifs, "exports": plan_exports,
             "flexgroups": plan_flexgroups, "accounts": plan_accounts}
 

@@ -1,7 +1,12 @@
-"""The DataOps Toolkit on the control node, against a fresh lab cluster the storage layer converged:
-playbooks/dataops_toolkit.yml installs the real toolkits from PyPI, configures the traditional one
-from the model with its least-privilege account, and a data scientist's commands then work as that
-account. A second run changes nothing; no file of the toolkit holds the cluster admin's password."""
+"""Data sets on a fresh lab cluster the storage layer converged.
+
+The DataOps Toolkit on the control node: playbooks/dataops_toolkit.yml installs the real toolkits
+from PyPI, configures the traditional one from the model with its least-privilege account, and a
+data scientist's commands then work as that account. A second run changes nothing; no file of the
+toolkit holds the cluster admin's password.
+
+A data set that leaves the model: the storage layer names its volume and leaves it, with its data
+and versions."""
 from __future__ import annotations
 
 import json
@@ -87,3 +92,23 @@ def test_the_toolkit_is_installed_configured_and_works_as_its_own_account(conver
     assert again.returncode == 0 and "changed=0" in again.stdout, again.stdout[-3000:]
     preview = toolkit_playbook(converged, scientist, "--check")
     assert preview.returncode == 0 and "changed=0" in preview.stdout, preview.stdout[-3000:]
+
+
+def test_a_data_set_that_leaves_the_model_is_reported_and_kept(converged):
+    path = converged.inventory / "group_vars" / "all" / "datasets.yml"
+    original = path.read_text()
+    path.write_text("---\ndatasets: []\n")
+    try:
+        mark = converged.client().request("GET", "/lab/mark")[1]["last"]
+        rc, recap, output = converged.play()
+        assert rc == 0 and recap["lab-ontap"]["changed"] == 0, output[-3000:]
+        assert ("Data set volume(s) no longer in the site model, left with their data and versions: lab-data:imagenet"
+                in " ".join(output.split())), output[-3000:]
+        assert converged.client().request("GET", f"/lab/counters?since={mark}")[1]["writes"] == 0
+        volumes = {v["name"]: v for v in converged.records("/api/storage/volumes?fields=comment,snapshot_policy")}
+        assert volumes["imagenet"]["comment"] == "aipod data set imagenet"
+        assert "dataset_imagenet" in {p["name"] for p in converged.records("/api/storage/snapshot-policies")}
+    finally:
+        path.write_text(original)
+    rc, recap, output = converged.play()
+    assert rc == 0 and recap["lab-ontap"]["changed"] == 0 and "no longer in the site model" not in output, output[-3000:]
