@@ -407,7 +407,7 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
                  "space_guarantee": want["space_guarantee"], "compression": "both" if efficiency else "none",
                  "qos_policy": fg["qos_policy"], "granular_data_mode": "advanced" if fg["granular_data"] else None,
                  "uid": want["user_id"], "gid": want["group_id"], "snapshot_reserve": want["percent_snapshot_space"],
-                "comment": want["comment"]}
+                 "comment": want["comment"]}
         # Granular Data Distribution: na_ontap_volume sets basic granular data only, so the role turns
         # advanced on with a REST call of its own (gdd) after the volume exists.
         gdd = fg["granular_data"] is True
