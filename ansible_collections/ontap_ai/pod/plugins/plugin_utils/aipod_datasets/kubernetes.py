@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets.model import datasets
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets.model import datasets, first_data_lif
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.apply import apply_pending
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
@@ -32,11 +32,6 @@ def claim_name(dataset: str) -> str:
 
 def volume_name(dataset: str, namespace: str) -> str:
     return f"dataset-{namespace}-{kubernetes_name(dataset)}"
-
-
-def _nfs_server(model: dict, svm: str) -> str | None:
-    """The SVM's first data LIF: where the Kubernetes nodes mount its volumes from."""
-    return next((lif["address"] for lif in m.data_lifs(model) if lif["svm"] == svm and lif.get("address")), None)
 
 
 def _mount_options(model: dict, svm: str) -> list[str]:
@@ -68,7 +63,7 @@ def claims(model: dict, live_claims: list | None = None) -> dict[str, Any]:
     namespaces: dict[str, dict] = {}
     volumes, bound, bindings = [], [], []
     for dataset in datasets(model):
-        server = _nfs_server(model, dataset["svm"])
+        server = first_data_lif(model, dataset["svm"])
         if server is None or not dataset["size_bytes"]:
             continue
         options = _mount_options(model, dataset["svm"])

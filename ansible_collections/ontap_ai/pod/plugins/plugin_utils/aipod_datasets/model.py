@@ -31,6 +31,11 @@ def snapshot_policy_name(dataset: str) -> str:
     return f"dataset_{dataset}"
 
 
+def first_data_lif(model: dict, svm: str) -> str | None:
+    """The address of the SVM's first data LIF: where clients of its data sets mount from."""
+    return next((lif["address"] for lif in m.data_lifs(model) if lif["svm"] == svm and lif.get("address")), None)
+
+
 def local_cluster(model: dict) -> str | None:
     return m.as_str(m.as_dict(model.get("ontap")).get("cluster_name"))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets.model import first_data_lif
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 PASSWORD_VARIABLE = "vault_ontap_dataops_password"
@@ -28,7 +29,7 @@ def toolkit_config(model: dict, svm_name: str | None = None) -> dict[str, Any] |
     account = m.as_dict(svm.get("dataops_account"))
     port = m.as_int(ontap.get("https_port")) or 443
     address = m.as_str(ontap.get("mgmt_address")) or ""
-    data_lif = next((lif["address"] for lif in m.data_lifs(model) if lif["svm"] == svm["name"] and lif.get("address")), "")
+    data_lif = first_data_lif(model, svm["name"]) or ""
     aggregates = [a for a in m.as_list(svm.get("aggregates")) if isinstance(a, str)]
     user = m.as_dict(m.as_dict(model.get("kubernetes")).get("common_user"))
     return {
