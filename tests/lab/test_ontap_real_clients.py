@@ -163,6 +163,23 @@ def test_volume_get_find_and_collections_read_through_the_clients_schemas(ontap)
     assert Volume.count_collection(svm="vs1") == 3
 
 
+def test_autosize_is_kept_and_checked_as_ontap_checks_it(ontap):
+    make_svm()
+    volume = make_volume("grows", size=2 * GIB)
+    volume.get(fields="autosize")
+    assert (volume.autosize.mode, volume.autosize.maximum) == ("off", 2 * GIB * 6 // 5)
+    volume.autosize = {"mode": "grow", "maximum": 4 * GIB}
+    volume.patch(poll=True)
+    again = Volume.find(name="grows", svm="vs1", fields="autosize")
+    assert (again.autosize.mode, again.autosize.maximum) == ("grow", 4 * GIB)
+    for refused in ({"maximum": GIB}, {"mode": "sometimes"}, {"grow_threshold": 40, "shrink_threshold": 60}):
+        again.autosize = refused
+        with pytest.raises(NetAppRestError) as error:
+            again.patch(poll=True)
+        assert error_code(error) == "262197"
+    assert Volume.find(name="grows", svm="vs1", fields="autosize").autosize.maximum == 4 * GIB
+
+
 def test_return_records_false_answers_the_count_only(endpoint):
     Client(endpoint.api).post("svm/svms", {"name": "vs1"}, return_timeout=30)
     body = endpoint.raw("GET", "storage/volumes", params={"return_records": "false"}).json()

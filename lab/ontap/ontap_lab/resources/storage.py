@@ -38,6 +38,34 @@ AFX_CONSTITUENTS_PER_NODE = 4
 EMPTY_VOLUME_USED = 2 * 1024 ** 2
 # What ONTAP keeps of a volume's metadata in its aggregate, beside the volume's own use.
 VOLUME_AGGREGATE_METADATA = 4 * 1024 ** 2
+AUTOSIZE_MODES = ("off", "grow", "grow_shrink")
+
+
+def default_autosize(size: int) -> dict:
+    """A volume's autosize as ONTAP creates it: off, its maximum 20 % over the size, its minimum the
+    size, growing at 85 % full and shrinking at 50 % (ONTAP's grow default is 85 to 98 % by size)."""
+    return {"mode": "off", "maximum": size * 6 // 5, "minimum": size, "grow_threshold": 85, "shrink_threshold": 50}
+
+
+def set_autosize(volume: dict, changes: dict) -> None:
+    """PATCH autosize as ONTAP checks it: a known mode, a maximum no less than the volume's size and
+    above the minimum, a minimum no greater than the size, a grow threshold above the shrink one."""
+    autosize = dict(volume.get("autosize") or default_autosize(volume["size"]), **changes)
+    if autosize["mode"] not in AUTOSIZE_MODES:
+        raise invalid_value("autosize.mode", autosize["mode"], "|".join(AUTOSIZE_MODES))
+    for field in ("maximum", "minimum"):
+        if not isinstance(autosize[field], int) or autosize[field] < 0:
+            raise invalid_value(f"autosize.{field}", autosize[field])
+    if autosize["maximum"] < volume["size"]:
+        raise invalid_value("autosize.maximum", autosize["maximum"], "at least the volume's size")
+    if autosize["minimum"] >= autosize["maximum"] or autosize["minimum"] > volume["size"]:
+        raise invalid_value("autosize.minimum", autosize["minimum"], "below the maximum, at most the volume's size")
+    for field in ("grow_threshold", "shrink_threshold"):
+        if not isinstance(autosize[field], int) or not 0 <= autosize[field] <= 100:
+            raise invalid_value(f"autosize.{field}", autosize[field], "0..100")
+    if autosize["shrink_threshold"] >= autosize["grow_threshold"]:
+        raise invalid_value("autosize.shrink_threshold", autosize["shrink_threshold"], "below the grow threshold")
+    volume["autosize"] = autosize
 
 
 def _constituent_name(name: str, number: int) -> str:
@@ -108,6 +136,7 @@ class Volumes(Collection):
         clone = record.setdefault("clone", {"is_flexclone": False})
         clone["has_flexclone"] = bool(clones_of_volume(context.state, record))
         record.setdefault("flexcache_endpoint_type", "none")
+        record.setdefault("autosize", default_autosize(record["size"]))
         record["snapshot_count"] = len(snapshots_of(context.state, record))
 
     @staticmethod
@@ -208,8 +237,10 @@ class Volumes(Collection):
                            "cross_volume_dedupe": "inline", "policy": {"name": "auto"}},
             "encryption": {"enabled": False}, "tiering": {"policy": "none"}, "snaplock": {"type": "non_snaplock"},
             "files": {"maximum": max(size // 32768, 21251)}, "create_time": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
-            "clone": {"is_flexclone": False},
+            "clone": {"is_flexclone": False}, "autosize": default_autosize(size),
         }
+        if body.get("autosize"):
+            set_autosize(volume, body["autosize"])
         if style == "flexgroup":
             volume["constituent_count"] = count
         if multiplier:
@@ -395,6 +426,11 @@ class Volumes(Collection):
             if not isinstance(new_size, int) or new_size < MIN_VOLUME:
                 raise invalid_value("size", new_size)
             record["size"] = record["space"]["size"] = new_size
+            autosize = record.setdefault("autosize", default_autosize(new_size))
+            # A volume grown past its autosize maximum takes the new size as its maximum.
+            autosize["maximum"] = max(autosize["maximum"], new_size)
+        if "autosize" in body:
+            set_autosize(record, body["autosize"] or {})
         if "aggregates" in body and record.get("style") == "flexgroup":
             added = [reference(context, "aggregates", ref, "Aggregate", "aggregates.name") for ref in body["aggregates"]]
             current = {a["uuid"] for a in record["aggregates"]}
