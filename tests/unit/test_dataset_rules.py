@@ -91,6 +91,39 @@ def test_a_data_set_no_one_uses_or_that_keeps_no_versions_is_a_warning():
     assert rules_of(with_datasets(entry)) == set()
 
 
+def test_a_data_set_a_dgx_mounts_is_used():
+    model = with_datasets(dataset(namespaces=[]))
+    model["compute"]["mounts"].append({"dataset": "imagenet", "path": "/mnt/imagenet"})
+    assert "dataset-unused" not in rules_of(model, "warning") and rules_of(model) == set()
+
+
+def test_a_mount_of_a_data_set_the_model_lacks_is_refused():
+    model = with_datasets(dataset())
+    model["compute"]["mounts"].append({"dataset": "cifar", "path": "/mnt/cifar"})
+    assert [(rule, key) for rule, key, _m in findings(model)] == [("dangling-reference", "compute.mounts[2].dataset")]
+
+
+def test_a_mount_names_a_flexgroup_or_a_data_set_not_both():
+    model = with_datasets(dataset())
+    model["compute"]["mounts"].append({"dataset": "imagenet", "svm": "lab-data", "flexgroup": "data", "path": "/mnt/x"})
+    assert [(rule, key) for rule, key, _m in findings(model)] == [("mount", "compute.mounts[2].svm")]
+    model["compute"]["mounts"][-1] = {"path": "/mnt/x", "svm": "lab-data"}
+    assert [(rule, key) for rule, key, _m in findings(model)] == [("mount", "compute.mounts[2]")]
+
+
+def test_consumers_the_svm_root_policy_does_not_let_through_are_refused():
+    model = with_datasets(dataset())
+    model["ontap"]["svms"][0]["export_policies"][0]["rules"][0]["clients"] = ["storage-a"]
+    found = [(key, message) for rule, key, message in findings(model) if rule == "dataset-export"]
+    assert [key for key, _m in found] == ["datasets[0]"] and "172.31.252.11" in found[0][1] and "k8s-nodes" in found[0][1]
+
+
+def test_an_export_policy_with_the_data_sets_own_name_is_refused():
+    model = with_datasets(dataset())
+    model["ontap"]["svms"][0]["export_policies"].append({"name": "dataset_imagenet", "rules": []})
+    assert ("dataset", "datasets[0].name") in {(rule, key) for rule, key, _m in findings(model)}
+
+
 def test_the_schema_refuses_a_key_a_data_set_does_not_have():
     assert findings(with_datasets(dataset(colour="blue"))) == [("schema", "datasets[0].colour", "unknown key 'colour'")]
 

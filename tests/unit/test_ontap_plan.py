@@ -28,7 +28,7 @@ READS = {
                 ("storage/volumes", "name,svm,is_svm_root,nas.export_policy", {"is_svm_root": "true"})],
     "flexgroups": [("storage/volumes", "name,svm,style,is_svm_root,space.size,space.snapshot.reserve_percent,aggregates,"
                                        "constituent_count,nas,snapshot_policy,guarantee,efficiency.compression,qos.policy.name,"
-                                       "granular_data,granular_data_mode,comment", {}),
+                                       "granular_data,granular_data_mode,comment,autosize", {}),
                    ("storage/qos/policies", "name,svm,fixed", {})],
     "accounts": [("security/roles", "*", {}), ("security/accounts", "*", {})],
 }
@@ -87,7 +87,8 @@ def test_a_new_cluster_needs_everything_the_model_has():
     assert counts["network"] == {"ipspaces": 0, "interface_groups": 2, "vlans": 6, "broadcast_domains": 3, "errors": 0}
     assert counts["svms"] == {"snapshot_policies": 1, "svms": 1, "nfs": 1, "nfs_rest": 1, "errors": 0}  # the data set's versions
     assert counts["lifs"] == {"lifs": 9, "rdma": 0, "errors": 0}
-    assert counts["exports"]["policies"] == 1 and counts["exports"]["rules"] == 1
+    # The model's policy k8s-nodes and the data set's own, each with one rule.
+    assert counts["exports"]["policies"] == 2 and counts["exports"]["rules"] == 2
     assert counts["flexgroups"] == {"qos_policies": 1, "flexgroups": 3, "errors": 0, "left": 0}  # data, home and the data set imagenet
     result = plan(client, "flexgroups")
     assert all(item["svm_exists"] is False for item in result["flexgroups"])
@@ -291,7 +292,47 @@ def test_a_data_set_is_a_volume_with_its_own_versions_and_owner():
     want = volume["want"]
     assert (want["snapshot_policy"], want["user_id"], want["group_id"], want["unix_permissions"], want["percent_snapshot_space"]) == (
         "dataset_imagenet", 2000, 2000, "0770", 5)
-    assert (want["junction_path"], want["export_policy"], want["aggr_list_multiplier"]) == ("/imagenet", "k8s-nodes", 2)
+    assert (want["junction_path"], want["export_policy"], want["aggr_list_multiplier"]) == ("/imagenet", "dataset_imagenet", 2)
+    assert want["autosize"] == {"mode": "grow", "maximum": 4 * 1024 ** 4} and volume["autosize"] is True
+
+
+def test_a_data_sets_export_policy_admits_its_consumers_only():
+    [policy] = [entry for entry in plan(Client(fresh_api()), "exports")["policies"] if entry["key"] == "lab-data:dataset_imagenet"]
+    [rule] = [entry for entry in plan(Client(fresh_api()), "exports")["rules"] if entry["key"] == "lab-data:dataset_imagenet#1"]
+    assert policy["want"] == {"vserver": "lab-data", "name": "dataset_imagenet"}
+    # The namespace vision reads it: every Kubernetes node, from each of its addresses on the LIFs' networks, read-only.
+    assert rule["want"]["client_match"] == [f"172.31.{net}.{host}" for net in (251, 252) for host in range(11, 15)]
+    assert (rule["want"]["ro_rule"], rule["want"]["rw_rule"]) == (["sys"], ["never"])
+
+
+def test_a_dgx_mount_of_a_data_set_writes_and_a_namespace_that_writes_widens_the_rule():
+    model = copy.deepcopy(LAB_MODEL)
+    model["compute"]["mounts"].append({"dataset": "imagenet", "path": "/mnt/imagenet"})
+    rules = {entry["key"]: entry["want"] for entry in plan(Client(fresh_api()), "exports", model)["rules"]}
+    writers, readers = rules["lab-data:dataset_imagenet#1"], rules["lab-data:dataset_imagenet#2"]
+    # Each DGX writes from the one address its mount plan uses, and reads from the other.
+    assert len(writers["client_match"]) == 4 and writers["rw_rule"] == ["sys"] and readers["rw_rule"] == ["never"]
+    assert not set(writers["client_match"]) & set(readers["client_match"])
+    model["datasets"][0]["namespaces"] = [{"name": "vision", "access": "read_write"}]
+    rules = {entry["key"]: entry["want"] for entry in plan(Client(fresh_api()), "exports", model)["rules"]}
+    assert len(rules["lab-data:dataset_imagenet#1"]["client_match"]) == 8 and "lab-data:dataset_imagenet#2" not in rules
+
+
+def test_a_data_sets_export_rule_changed_by_hand_is_put_back(converged):
+    policy = converged.one("protocols/nfs/export-policies", name="dataset_imagenet", fields="id")
+    converged.patch(f"protocols/nfs/export-policies/{policy['id']}/rules/1", {"clients": [{"match": "0.0.0.0/0"}]})
+    compared = ontap_plan.compare(LAB_MODEL, read(converged, "exports"), "exports", OPTIONS.get("exports", {}))
+    assert [(entry["object"], entry["field"], entry["before"]) for entry in compared["pending"]] == [
+        ("rules lab-data:dataset_imagenet#1", "clients", ["0.0.0.0/0"])]
+
+
+def test_a_data_set_ontap_grew_within_its_max_size_is_left_at_its_size(converged):
+    volume = converged.one("storage/volumes", name="imagenet", fields="uuid")
+    converged.patch(f"storage/volumes/{volume['uuid']}", {"size": 3 * 1024 ** 4}, return_timeout=30)
+    assert plan(converged, "flexgroups")["pending"] == 0
+    converged.patch(f"storage/volumes/{volume['uuid']}", {"autosize": {"mode": "off"}}, return_timeout=30)
+    compared = ontap_plan.compare(LAB_MODEL, read(converged, "flexgroups"), "flexgroups", OPTIONS.get("flexgroups", {}))
+    assert [(entry["field"], entry["before"], entry["after"]) for entry in compared["pending"]] == [("autosize_mode", "off", "grow")]
 
 
 def test_a_data_set_changed_by_hand_is_pending_field_by_field(converged):

@@ -202,8 +202,10 @@ def dgx_gpus(ctx: Context) -> None:
 
 
 def compute_mounts(ctx: Context) -> None:
-    """Each mount names a FlexGroup of an SVM with the NFS features it asks for, reachable from every DGX."""
+    """Each mount names a FlexGroup of an SVM, or a data set, with the NFS features it asks for,
+    reachable from every DGX."""
     seen_paths: dict[str, int] = {}
+    dataset_volumes = m.dataset_volumes(ctx.model)
     for index, mount in enumerate(m.as_list(m.as_dict(ctx.model.get("compute")).get("mounts"))):
         mount = m.as_dict(mount)
         path = ("compute", "mounts", index)
@@ -222,14 +224,33 @@ def compute_mounts(ctx: Context) -> None:
         if mount.get("path") in seen_paths:
             ctx.error("mount", path + ("path",), f"mount point {mount.get('path')} is used twice")
         seen_paths.setdefault(m.as_str(mount.get("path")) or "", index)
-        svm = next((s for s in ctx.svms if s["name"] == mount.get("svm")), None)
+        dataset = m.as_str(mount.get("dataset"))
+        named = [key for key in ("svm", "flexgroup") if key in mount]
+        if dataset and named:
+            ctx.error("mount", path + (named[0],), f"mount {mount_point} names data set {dataset} and a FlexGroup's {' and '.join(named)}",
+                      "keep dataset (its SVM and volume come from the data set), or svm and flexgroup")
+            continue
+        if not dataset and len(named) < 2:
+            ctx.error("mount", path, f"mount {mount_point} names no volume: it needs svm and flexgroup, or dataset",
+                      "add dataset: <a data set's name>, or svm and flexgroup")
+            continue
+        if dataset:
+            if dataset not in dataset_volumes:
+                ctx.error("dangling-reference", path + ("dataset",), f"data set {dataset} is not declared",
+                          f"use one of {', '.join(sorted(dataset_volumes)) or '(none: declare it under datasets)'}")
+                continue
+            svm = next((s for s in ctx.svms if s["name"] == dataset_volumes[dataset]["svm"]), None)
+            if svm is None:
+                continue  # the data set's own rule reports its SVM
+        else:
+            svm = next((s for s in ctx.svms if s["name"] == mount.get("svm")), None)
         if svm is None:
             if isinstance(mount.get("svm"), str):
                 ctx.error("dangling-reference", path + ("svm",), f"SVM {mount.get('svm')} is not declared",
                           f"use one of {', '.join(s['name'] for s in ctx.svms)}")
             continue
         flexgroup_names = [m.as_dict(f).get("name") for f in m.as_list(svm.get("flexgroups"))]
-        if mount.get("flexgroup") not in flexgroup_names:
+        if not dataset and mount.get("flexgroup") not in flexgroup_names:
             ctx.error("dangling-reference", path + ("flexgroup",), f"FlexGroup {mount.get('flexgroup')} is not declared in SVM {svm['name']}",
                       f"use one of {', '.join(str(n) for n in flexgroup_names) or '(none)'}")
             continue

@@ -28,7 +28,12 @@ def dataset_of_comment(comment: object) -> str | None:
 
 def snapshot_policy_name(dataset: str) -> str:
     """The Snapshot policy that holds a data set's versions: one per data set, named after it."""
-    return f"dataset_{dataset}"
+    return m.dataset_object_name(dataset)
+
+
+def export_policy_name(dataset: str) -> str:
+    """The export policy that admits a data set's consumers only: one per data set, named after it."""
+    return m.dataset_object_name(dataset)
 
 
 def first_data_lif(model: dict, svm: str) -> str | None:
@@ -80,8 +85,7 @@ def datasets(model: dict) -> list[dict]:
             "max_size_bytes": m.size_bytes(entry.get("max_size")),
             "aggregates": aggregates, "constituents_per_aggregate": per_aggregate,
             "constituents": len(aggregates) * per_aggregate if per_aggregate else (1 if style == "flexvol" else None),
-            # At the SVM's root: ONTAP refuses a junction below a path no volume is mounted at.
-            "junction_path": m.as_str(entry.get("junction_path")) or f"/{name}",
+            "junction_path": m.dataset_volumes({"datasets": [entry]})[name]["junction_path"],
             "snapshot_policy": snapshot_policy_name(name) if schedules else None,
             "schedules": schedules,
             "retained_versions": sum(s["count"] for s in schedules),
@@ -102,10 +106,8 @@ def datasets(model: dict) -> list[dict]:
 
 def volumes(model: dict) -> list[dict]:
     """Each data set as the storage layer writes its volume, in the shape of aipod_site.model's
-    flexgroups (plus style, snapshot_reserve, user_id, group_id and dataset): the data set's own
-    Snapshot policy, its owner as the volume root's uid, gid and mode, and, until per-consumer
-    export rules come, its SVM's root export policy."""
-    root_policies = {svm["name"]: m.as_str(svm.get("root_export_policy")) for svm in m.svms(model)}
+    flexgroups (plus style, snapshot_reserve, user_id, group_id, autosize_maximum and dataset): the data set's own
+    Snapshot policy and export policy, its owner as the volume root's uid, gid and mode."""
     placed_by_ontap = m.ontap_disaggregated(model)
     result = []
     for dataset in datasets(model):
@@ -114,14 +116,72 @@ def volumes(model: dict) -> list[dict]:
             "svm": dataset["svm"], "name": dataset["name"], "dataset": dataset["name"], "style": dataset["style"],
             "size": dataset["size"], "size_bytes": dataset["size_bytes"], "aggregates": dataset["aggregates"],
             "constituents_per_aggregate": dataset["constituents_per_aggregate"], "constituents": dataset["constituents"],
-            "junction_path": dataset["junction_path"], "export_policy": root_policies.get(dataset["svm"]),
+            "junction_path": dataset["junction_path"], "export_policy": export_policy_name(dataset["name"]),
             "snapshot_policy": dataset["snapshot_policy"] or "none", "security_style": "unix",
             "thin_provisioning": None, "efficiency": None,
             "unix_permissions": m.as_str(owner.get("mode")), "user_id": m.as_int(owner.get("uid")),
             "group_id": m.as_int(owner.get("gid")), "snapshot_reserve": dataset["reserve_percent"],
             "qos_policy": None, "granular_data": None, "placed_by_ontap": placed_by_ontap,
             "comment": dataset_comment(dataset["name"]),
+            # Growth: ONTAP grows the volume as it fills, up to max_size (autosize mode grow).
+            "autosize_maximum": dataset["max_size_bytes"],
         })
+    return result
+
+
+def consumers(model: dict) -> dict[str, dict[str, str]]:
+    """Who mounts each data set, from where: data set -> {client address: access}.
+
+    A DGX mounting it (compute.mounts naming it) reads and writes from the address its mount plan
+    uses; when a namespace gets it, every Kubernetes node may mount it for a pod, from each of its
+    addresses on a network of the data set's LIFs, read-write when any namespace writes to it.
+    """
+    by_name = {dataset["name"]: dataset for dataset in datasets(model)}
+    found: dict[str, dict[str, str]] = {name: {} for name in by_name}
+
+    def admit(dataset: str, address: str | None, access: str) -> None:
+        if address and dataset in found:
+            current = found[dataset].get(address)
+            found[dataset][address] = "read_write" if "read_write" in (current, access) else access
+
+    named = any(m.as_dict(mount).get("dataset") for mount in m.as_list(m.as_dict(model.get("compute")).get("mounts")))
+    for host, mounts in (m.mount_plans(model) if named else {}).items():
+        interfaces = m.host_interfaces(model, host)
+        for mount in mounts:
+            if mount.get("dataset"):
+                admit(mount["dataset"], m.as_dict(interfaces.get(mount.get("nic") or "")).get("address"), "read_write")
+    kube_nodes = m.group_members(model, "kube_node")
+    lif_networks: dict[str, set[str]] = {}
+    for lif in m.data_lifs(model):
+        lif_networks.setdefault(lif["svm"], set()).add(lif["network"])
+    for dataset in by_name.values():
+        if not dataset["namespaces"]:
+            continue
+        access = "read_write" if any(n["access"] == "read_write" for n in dataset["namespaces"]) else "read_only"
+        for host in kube_nodes:
+            for nic in m.host_interfaces(model, host).values():
+                if nic["kind"] in ("storage", "inband") and nic["network"] in lif_networks.get(dataset["svm"], set()):
+                    admit(dataset["name"], nic["address"], access)
+    return found
+
+
+def export_policies(model: dict) -> list[dict]:
+    """Each data set's export policy, in the shape of aipod_site.model's export_policies: a rule
+    for the addresses that write (if any), then one for those that only read, each address a host
+    match of its own. A data set no one consumes gets a policy without rules: no client mounts it."""
+    result = []
+    every = consumers(model)
+    for dataset in datasets(model):
+        clients = every.get(dataset["name"], {})
+        rules = []
+        for access in ("read_write", "read_only"):
+            addresses = sorted((a for a, given in clients.items() if given == access and m.parse_address(a)),
+                               key=lambda a: int(m.parse_address(a)))
+            if addresses:
+                rules.append({"index": len(rules) + 1, "clients": addresses, "ro": None,
+                              "rw": None if access == "read_write" else ["never"], "superuser": None, "protocols": None})
+        result.append({"svm": dataset["svm"], "name": export_policy_name(dataset["name"]), "root": False,
+                       "rules": rules, "dataset": dataset["name"]})
     return result
 
 

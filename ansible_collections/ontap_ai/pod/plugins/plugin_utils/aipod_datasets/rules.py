@@ -149,7 +149,8 @@ def dataset_copies(ctx: Context) -> None:
 
 
 def dataset_consumers(ctx: Context) -> None:
-    """Namespaces are DNS-1123 labels, each once; a data set no namespace uses is a warning."""
+    """Namespaces are DNS-1123 labels, each once; a data set no namespace and no DGX mount uses is a warning."""
+    mounted = {m.as_str(m.as_dict(mount).get("dataset")) for mount in m.as_list(m.as_dict(ctx.model.get("compute")).get("mounts"))}
     for index, entry, dataset in _entries(ctx):
         path = ("datasets", index)
         names: set[str] = set()
@@ -165,9 +166,40 @@ def dataset_consumers(ctx: Context) -> None:
                 ctx.error("dataset-namespace", path + ("namespaces", ns_index, "name"),
                           f"data set {dataset['name']}: namespace {name} is listed twice")
             names.add(name)
-        if not names:
-            ctx.warning("dataset-unused", path, f"data set {dataset['name']} is used by no one: no namespace gets it",
-                        "list the namespaces that train on it under namespaces")
+        if not names and dataset["name"] not in mounted:
+            ctx.warning("dataset-unused", path,
+                        f"data set {dataset['name']} is used by no one: no namespace gets it and no DGX mounts it, "
+                        "so its export policy admits no client",
+                        "list the namespaces that train on it under namespaces, or mount it under compute.mounts (dataset:)")
+
+
+def dataset_exports(ctx: Context) -> None:
+    """A data set's export policy is its own (no declared policy takes its name), and the SVM root
+    volume's policy lets each of its consumers through: ONTAP checks it on the way to the junction."""
+    svms = {svm["name"]: svm for svm in ctx.svms}
+    policies = {(policy["svm"], policy["name"]): policy for policy in m.export_policies(ctx.model)}
+    consumers = datasets_model.consumers(ctx.model)
+    for index, _entry, dataset in _entries(ctx):
+        svm = svms.get(dataset["svm"])
+        if svm is None:
+            continue
+        own = datasets_model.export_policy_name(dataset["name"])
+        if (dataset["svm"], own) in policies:
+            ctx.error("dataset", ("datasets", index, "name"),
+                      f"data set {dataset['name']}: SVM {dataset['svm']} declares an export policy {own}, the name of the data set's own",
+                      "rename that export policy: the data set's policy admits its consumers only")
+        root = policies.get((dataset["svm"], m.as_str(svm.get("root_export_policy")) or ""))
+        if root is None:
+            continue  # no root policy the model declares: the ONTAP rules report it
+        admitted = [subnet for rule in root["rules"] for subnet in map(m.parse_subnet, rule["clients"]) if subnet]
+        refused = sorted((address for address in consumers.get(dataset["name"], {})
+                          if m.parse_address(address) and not any(m.parse_address(address) in subnet for subnet in admitted)),
+                         key=lambda address: int(m.parse_address(address)))
+        if refused:
+            ctx.error("dataset-export", ("datasets", index),
+                      f"data set {dataset['name']}: its consumers at {', '.join(refused)} are not admitted by SVM {dataset['svm']}'s "
+                      f"root export policy {root['name']}, which ONTAP checks on the way to {dataset['junction_path']}",
+                      f"add their networks to a rule of export policy {root['name']}")
 
 
 # A Kubernetes object's name (a DNS-1123 subdomain) holds at most 253 characters.
@@ -194,4 +226,5 @@ def dataset_claim_names(ctx: Context) -> None:
                           f"characters, more than Kubernetes' {MAX_KUBERNETES_NAME}", "shorten the data set's or the namespace's name")
 
 
-RULES = (dataset_references, dataset_sizes, dataset_versions, dataset_copies, dataset_consumers, dataset_claim_names)
+RULES = (dataset_references, dataset_sizes, dataset_versions, dataset_copies, dataset_consumers, dataset_exports,
+         dataset_claim_names)

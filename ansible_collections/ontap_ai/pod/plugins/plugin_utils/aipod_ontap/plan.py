@@ -307,13 +307,14 @@ def plan_lifs(model: dict, info: Any, options: dict | None = None) -> dict:
 
 # ---------------------------------------------------------------------------- export policies
 def plan_exports(model: dict, info: Any, options: dict | None = None) -> dict:
-    """Export policies, their rules (by index, extra rules removed), and each SVM root volume's policy."""
+    """Export policies (the model's, then each data set's), their rules (by index, extra rules
+    removed), and each SVM root volume's policy."""
     options = options or {}
     current_policies = records(info, "protocols/nfs/export-policies")
     volumes = records(info, "storage/volumes")
     allow_world = m.as_dict(m.as_dict(model.get("pod")).get("security")).get("allow_world_open_exports") is True
     plan: dict[str, list] = {"policies": [], "rules": [], "stale_rules": [], "root_volumes": [], "errors": []}
-    for policy in m.export_policies(model):
+    for policy in m.export_policies(model) + datasets.export_policies(model):
         key = f"{policy['svm']}:{policy['name']}"
         current = next((p for p in current_policies if p.get("name") == policy["name"] and dig(p, "svm.name") == policy["svm"]), None)
         if current is None:
@@ -408,6 +409,12 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
                  "qos_policy": fg["qos_policy"], "granular_data_mode": "advanced" if fg["granular_data"] else None,
                  "uid": want["user_id"], "gid": want["group_id"], "snapshot_reserve": want["percent_snapshot_space"],
                  "comment": want["comment"]}
+        # Growth (a data set's max_size): autosize in grow mode up to that size, set by a REST call of
+        # its own (na_ontap_volume has no autosize) once the volume exists.
+        growth = fg.get("autosize_maximum")
+        if growth:
+            want["autosize"] = {"mode": "grow", "maximum": growth}
+            after.update(autosize_mode="grow", autosize_maximum=growth)
         # Granular Data Distribution: na_ontap_volume sets basic granular data only, so the role turns
         # advanced on with a REST call of its own (gdd) after the volume exists.
         gdd = fg["granular_data"] is True
@@ -415,7 +422,7 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
             if fg["placed_by_ontap"] and not flexvol:
                 want["rest_create_body"] = _afx_create_body(want)
             plan["flexgroups"].append(_item(key, "create", want, _changes({}, {**after, "constituents": fg["constituents"]}),
-                                            svm_exists=exists, gdd=gdd))
+                                            svm_exists=exists, gdd=gdd, autosize=bool(growth)))
             continue
         have_style = current.get("style")
         if have_style != style:
@@ -424,7 +431,11 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
                                   "never deletes or re-creates a volume: rename or migrate the existing one, or give it another name.")
             continue
         size = dig(current, "space.size") or current.get("size")
-        if isinstance(size, int) and fg["size_bytes"] is not None and fg["size_bytes"] < size:
+        grown = bool(growth and isinstance(size, int) and fg["size_bytes"] is not None and fg["size_bytes"] < size <= growth)
+        if grown:
+            # ONTAP grew it within the growth the model allows: that size is the model's, not a change.
+            want["size"] = after["size"] = size
+        elif isinstance(size, int) and fg["size_bytes"] is not None and fg["size_bytes"] < size:
             plan["errors"].append(f"FlexGroup {key} is {size} bytes on the cluster and the model asks {fg['size']} "
                                   f"({fg['size_bytes']} bytes); FlexGroups are never shrunk: set its size to at least "
                                   "what it has.")
@@ -443,7 +454,8 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
                 "space_guarantee": dig(current, "guarantee.type"), "compression": dig(current, "efficiency.compression"),
                 "qos_policy": dig(current, "qos.policy.name"), "granular_data_mode": current.get("granular_data_mode"),
                 "uid": dig(current, "nas.uid"), "gid": dig(current, "nas.gid"), "comment": current.get("comment"),
-                "snapshot_reserve": dig(current, "space.snapshot.reserve_percent")}
+                "snapshot_reserve": dig(current, "space.snapshot.reserve_percent"),
+                "autosize_mode": dig(current, "autosize.mode"), "autosize_maximum": dig(current, "autosize.maximum")}
         if fg["granular_data"] is False and current.get("granular_data") is True:
             plan["errors"].append(f"FlexGroup {key} has granular data ({have['granular_data_mode'] or 'basic'}) on, and the model "
                                   "turns it off; ONTAP cannot turn it off: set granular_data back to true, or remove the key.")
@@ -456,7 +468,8 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
                 changes["unix_permissions"] = {"before": current_mode, "after": want["unix_permissions"]}
         if changes:
             plan["flexgroups"].append(_item(key, "modify", want, changes, svm_exists=exists,
-                                            gdd=gdd and "granular_data_mode" in changes))
+                                            gdd=gdd and "granular_data_mode" in changes,
+                                            autosize=bool({"autosize_mode", "autosize_maximum"} & set(changes))))
     # A volume the storage layer made for a data set the model no longer has: reported, never deleted.
     kept = {(v["svm"], v["name"]) for v in datasets.volumes(model)}
     plan["left"] = [{"key": f"{dig(v, 'svm.name')}:{v.get('name')}", "dataset": datasets.dataset_of_comment(v.get("comment"))}

@@ -498,6 +498,8 @@ def export_policies(ctx: Context) -> None:
                           f"add a rule for {', '.join(missing)} to export policy {root}")
     for mount_index, mount in enumerate(m.as_list(m.as_dict(ctx.model.get("compute")).get("mounts"))):
         mount = m.as_dict(mount)
+        if mount.get("dataset"):
+            continue  # a data set's export policy is derived from its consumers: it admits this mount
         svm = next((s for s in ctx.svms if s["name"] == mount.get("svm")), None)
         flexgroup = next((m.as_dict(f) for f in m.as_list(m.as_dict(svm).get("flexgroups"))
                           if m.as_dict(f).get("name") == mount.get("flexgroup")), None)

@@ -287,6 +287,41 @@ def export_policies(model: dict) -> list[dict]:
     return result
 
 
+def dataset_object_name(dataset: str) -> str:
+    """The name of a data set's own ONTAP policies (its Snapshot policy and its export policy)."""
+    return f"dataset_{dataset}"
+
+
+def dataset_volumes(model: dict) -> dict[str, dict]:
+    """Each data set's volume as a mount finds it: name -> {svm, name, junction_path, export_policy}.
+    The data sets' layer (aipod_datasets.model) builds everything else of them on these names."""
+    found: dict[str, dict] = {}
+    for entry in as_list(model.get("datasets")):
+        entry = as_dict(entry)
+        name, svm = as_str(entry.get("name")), as_str(entry.get("svm"))
+        if name and svm and name not in found:
+            # At the SVM's root: ONTAP refuses a junction below a path no volume is mounted at.
+            found[name] = {"svm": svm, "name": name, "junction_path": as_str(entry.get("junction_path")) or f"/{name}",
+                           "export_policy": dataset_object_name(name)}
+    return found
+
+
+def mount_volume(model: dict, mount: dict, svm_by_name: dict[str, dict], dataset_by_name: dict[str, dict]) -> dict | None:
+    """The volume a compute mount names: a FlexGroup of an SVM, or a data set's volume.
+    {svm, name, junction_path, export_policy, dataset}; None when the model does not declare it."""
+    dataset = as_str(mount.get("dataset"))
+    if dataset:
+        volume = dataset_by_name.get(dataset)
+        return dict(volume, dataset=dataset) if volume and volume["svm"] in svm_by_name else None
+    svm = svm_by_name.get(as_str(mount.get("svm")) or "")
+    flexgroup = next((as_dict(fg) for fg in as_list(as_dict(svm).get("flexgroups"))
+                      if as_dict(fg).get("name") == mount.get("flexgroup")), None)
+    if svm is None or flexgroup is None:
+        return None
+    return {"svm": svm["name"], "name": flexgroup.get("name"), "junction_path": flexgroup.get("junction_path"),
+            "export_policy": flexgroup.get("export_policy"), "dataset": None}
+
+
 def ontap_disaggregated(model: dict) -> bool:
     """AFX (disaggregated ONTAP): no aggregates; ONTAP places volumes in its storage availability zone."""
     return "AFX" in (as_str(as_dict(model.get("ontap")).get("platform")) or "").upper()
@@ -565,7 +600,7 @@ def mount_plans(model: dict, hosts: Iterable[str] | None = None) -> dict[str, li
     positions = {name: index for index, name in enumerate(dgx_hosts)}
     shared = {"network_order": {name: index for index, name in enumerate(networks_by_name(model))},
               "node_order": _node_order(model), "lifs": data_lifs(model),
-              "svm_by_name": {svm["name"]: svm for svm in svms(model)}}
+              "svm_by_name": {svm["name"]: svm for svm in svms(model)}, "datasets": dataset_volumes(model)}
     return {host: _mount_plan(model, host, positions.get(host, 0), shared) for host in (dgx_hosts if hosts is None else hosts)}
 
 
@@ -581,15 +616,13 @@ def _mount_plan(model: dict, host: str, position: int, shared: dict) -> list[dic
     plan = []
     for mount_index, mount in enumerate(as_list(as_dict(model.get("compute")).get("mounts"))):
         mount = as_dict(mount)
-        svm = svm_by_name.get(as_str(mount.get("svm")) or "")
-        if svm is None:
+        volume = mount_volume(model, mount, svm_by_name, shared["datasets"])
+        if volume is None:
             continue
-        flexgroup = next((fg for fg in as_list(svm.get("flexgroups"))
-                          if as_dict(fg).get("name") == mount.get("flexgroup")), None)
         # The SVM's LIFs on the host's storage networks; on its in-band network only when it has none there.
-        candidates = [lif for lif in lifs if lif["svm"] == svm["name"] and lif["network"] in storage and lif["address"]] or \
-                     [lif for lif in lifs if lif["svm"] == svm["name"] and lif["network"] in inband and lif["address"]]
-        if flexgroup is None or not candidates:
+        candidates = [lif for lif in lifs if lif["svm"] == volume["svm"] and lif["network"] in storage and lif["address"]] or \
+                     [lif for lif in lifs if lif["svm"] == volume["svm"] and lif["network"] in inband and lif["address"]]
+        if not candidates:
             continue
         rank: dict[tuple, int] = {}
         ordered = []
@@ -603,14 +636,15 @@ def _mount_plan(model: dict, host: str, position: int, shared: dict) -> list[dic
         options = nfs_mount_options(mount)
         plan.append({
             "path": mount.get("path"),
-            "svm": svm["name"],
-            "flexgroup": flexgroup.get("name"),
-            "junction_path": flexgroup.get("junction_path"),
-            "export_policy": flexgroup.get("export_policy"),
+            "svm": volume["svm"],
+            "flexgroup": volume["name"],
+            "dataset": volume["dataset"],
+            "junction_path": volume["junction_path"],
+            "export_policy": volume["export_policy"],
             "lif": lif["name"],
             "lif_node": lif["node"],
             "server": lif["address"],
-            "src": f"{lif['address']}:{flexgroup.get('junction_path')}",
+            "src": f"{lif['address']}:{volume['junction_path']}",
             "network": lif["network"],
             "nic": nics.get(lif["network"]),
             "fstype": "nfs",
