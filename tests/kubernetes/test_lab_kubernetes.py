@@ -51,7 +51,7 @@ def cluster():
     api = config.new_client_from_config(str(KUBECONFIG))
     yield {"core": client.CoreV1Api(api), "storage": client.StorageV1Api(api), "apps": client.AppsV1Api(api),
            "custom": client.CustomObjectsApi(api), "extensions": client.ApiextensionsV1Api(api),
-           "version": client.VersionApi(api).get_code()}
+           "version": client.VersionApi(api).get_code(), "api": api}
     stopped = lab("stop", "kubernetes")
     assert stopped.returncode == 0, stopped.stdout + stopped.stderr
     if was_running:
@@ -178,7 +178,7 @@ def test_a_rerun_applies_only_the_objects_changed_by_hand(site, cluster):
     cluster["core"].patch_namespaced_secret("trident-ontap-lab-data", "trident", {
         "data": {"password": base64.b64encode(wrong.encode()).decode()}})
     cluster["custom"].patch_cluster_custom_object("snapshot.storage.k8s.io", "v1", "volumesnapshotclasses",
-                                                  "trident-snapshotclass", {"deletionPolicy": "Retain"})
+                                                  "csi-snapclass", {"deletionPolicy": "Retain"})
     cluster["custom"].patch_namespaced_custom_object("trident.netapp.io", "v1", "trident", "tridentbackendconfigs",
                                                      "lab-flexvols", {"spec": {"managementLIF": "172.31.253.99",
                                                                                "nfsMountOptions": "vers=3"}})
@@ -187,7 +187,7 @@ def test_a_rerun_applies_only_the_objects_changed_by_hand(site, cluster):
     assert recap(preview.stdout)["failed"] == 0
     for pending in ("Secret/trident-ontap-lab-data (data.password differs)",
                     "TridentBackendConfig/lab-flexvols (spec.managementLIF differs)",
-                    "VolumeSnapshotClass/trident-snapshotclass (deletionPolicy differs)",
+                    "VolumeSnapshotClass/csi-snapclass (deletionPolicy differs)",
                     "StorageClass/ontap-flexgroup (allowVolumeExpansion differs)"):
         assert pending in " ".join(preview.stdout.split()), preview.stdout[-4000:]
     for other in ("Secret/trident-anf", "TridentBackendConfig/lab-flexgroups", "StorageClass/ontap-flexvol"):
@@ -208,6 +208,32 @@ def test_a_rerun_applies_only_the_objects_changed_by_hand(site, cluster):
     again = layer(site, "trident.yml")
     assert recap(again.stdout)["changed"] == 0
     assert "Objects to apply: none, every one matches the model" in again.stdout
+
+
+def test_the_snapshot_api_serves_group_snapshots_v1beta2_and_one_default_class(site, cluster):
+    """The bundle's CRDs serve what Trident's csi-snapshotter lists from v8.4 (trident#1114), and a
+    second default snapshot class of Trident's driver loses its mark (two defaults fail snapshots)."""
+    from kubernetes import client
+
+    cluster["custom"].create_cluster_custom_object("snapshot.storage.k8s.io", "v1", "volumesnapshotclasses", {
+        "apiVersion": "snapshot.storage.k8s.io/v1", "kind": "VolumeSnapshotClass", "driver": "csi.trident.netapp.io",
+        "deletionPolicy": "Delete", "metadata": {"name": "trident-snapshotclass", "annotations": {
+            "snapshot.storage.kubernetes.io/is-default-class": "true"}}})
+    preview = layer(site, "trident.yml", "--check", "--diff")
+    assert "VolumeSnapshotClass/trident-snapshotclass (marked default beside csi-snapclass)" in " ".join(preview.stdout.split())
+    assert recap(layer(site, "trident.yml").stdout)["changed"] >= 1
+    groups = {group.name: [v.version for v in group.versions] for group in client.ApisApi(cluster["api"]).get_api_versions().groups}
+    assert groups["groupsnapshot.storage.k8s.io"] == ["v1beta2"] and "v1" in groups["snapshot.storage.k8s.io"]
+    for plural in ("volumegroupsnapshotclasses", "volumegroupsnapshotcontents"):
+        assert cluster["custom"].list_cluster_custom_object("groupsnapshot.storage.k8s.io", "v1beta2", plural)["items"] == []
+    classes = cluster["custom"].list_cluster_custom_object("snapshot.storage.k8s.io", "v1", "volumesnapshotclasses")["items"]
+    defaults = [c["metadata"]["name"] for c in classes
+                if c["metadata"].get("annotations", {}).get("snapshot.storage.kubernetes.io/is-default-class") == "true"]
+    assert defaults == ["csi-snapclass"]
+    role = client.RbacAuthorizationV1Api(cluster["api"]).read_cluster_role("snapshot-controller-runner")
+    assert {"volumegroupsnapshots", "volumegroupsnapshotcontents"} <= {r for rule in role.rules for r in rule.resources}
+    again = layer(site, "trident.yml")
+    assert recap(again.stdout)["changed"] == 0, again.stdout[-4000:]
 
 
 def dataset_objects(cluster) -> dict[str, str]:

@@ -101,7 +101,7 @@ PLAN = {"version": "26.02.1", "install": {"method": "helm", "chart_repo": "https
                                           "image_registry": None}}
 SETTINGS = {"chart_name": "trident-operator", "operator_manifests": ["bundle.yaml"], "image_sources": {"trident": "docker.io/netapp",
             "csi": "registry.k8s.io/sig-storage"}, "csi_sidecars": ["csi-provisioner:v6.1.0"], "snapshot_api": "auto",
-            "snapshot_crds_url": "", "snapshot_controller_image": "registry.k8s.io/sig-storage/snapshot-controller:v8.3.0"}
+            "snapshot_crds_url": "", "snapshot_controller_image": "registry.k8s.io/sig-storage/snapshot-controller:v8.5.0"}
 
 
 def test_trident_images_follow_the_chart_helpers():
@@ -182,7 +182,7 @@ def test_sample_lists_the_trident_chart_and_images(sample_run):
     assert images["trident"]["source"] == f"docker.io/netapp/trident:{version}"
     assert images["trident-operator"]["source"] == f"docker.io/netapp/trident-operator:{version}"
     assert {"csi-provisioner", "csi-attacher", "csi-resizer", "csi-snapshotter", "csi-node-driver-registrar", "snapshot-controller"} <= set(images)
-    assert images["snapshot-controller"]["source"] == "registry.k8s.io/sig-storage/snapshot-controller:v8.3.0"
+    assert images["snapshot-controller"]["source"] == "registry.k8s.io/sig-storage/snapshot-controller:v8.5.0"
     assert f"docker.io/netapp/trident:{version}" in stdout  # the printed table
 
 
@@ -230,7 +230,7 @@ def test_pointing_the_variables_at_a_mirror_moves_every_source(tmp_path):
              or any(host in item["source"] for host in UPSTREAM_HOSTS)]
     assert not stray, stray
     images = by(artifacts, "container image")
-    assert images["snapshot-controller"]["source"] == f"{MIRROR}/trident/snapshot-controller:v8.3.0"
+    assert images["snapshot-controller"]["source"] == f"{MIRROR}/trident/snapshot-controller:v8.5.0"
     assert images["trident"]["upstream"] == "docker.io/netapp/trident:26.02.1"
 
 

@@ -124,6 +124,13 @@ def test_an_export_policy_with_the_data_sets_own_name_is_refused():
     assert ("dataset", "datasets[0].name") in {(rule, key) for rule, key, _m in findings(model)}
 
 
+def test_a_snapshot_class_the_toolkit_does_not_use_by_default_is_a_warning():
+    model = with_datasets(dataset())
+    assert "dataset-snapshot-class" not in rules_of(model, "warning")  # the lab names it csi-snapclass
+    model["trident"]["snapshot_class"]["name"] = "trident-snapshotclass"
+    assert [key for rule, key, _m in findings(model, "warning") if rule == "dataset-snapshot-class"] == ["trident.snapshot_class.name"]
+
+
 def test_the_schema_refuses_a_key_a_data_set_does_not_have():
     assert findings(with_datasets(dataset(colour="blue"))) == [("schema", "datasets[0].colour", "unknown key 'colour'")]
 

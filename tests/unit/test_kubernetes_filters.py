@@ -10,7 +10,7 @@ from ansible_collections.ontap_ai.pod.plugins.filter import aipod_kubernetes as 
 def test_every_filter_is_registered():
     assert set(f.FilterModule().filters()) == {
         "aipod_trident_plan", "aipod_deepops_plan", "aipod_kubeconfig_source", "aipod_kube_node_cidrs",
-        "aipod_storage_class_changes", "aipod_snapshot_api_state", "aipod_judge_nodes", "aipod_judge_backends",
+        "aipod_storage_class_changes", "aipod_snapshot_api_state", "aipod_snapshot_class_defaults", "aipod_judge_nodes", "aipod_judge_backends",
         "aipod_judge_classes", "aipod_schedulable_nodes", "aipod_verification_result", "aipod_k8s_apply_pending", "aipod_k8s_pending_items",
         "aipod_trident_secrets", "aipod_deepops_steps", "aipod_trident_version_step",
         "aipod_nodes_of_hosts", "aipod_ini_token"}

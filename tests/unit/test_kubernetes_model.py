@@ -4,6 +4,8 @@ from __future__ import annotations
 import copy
 
 import pytest
+import yaml
+from project_paths import COLLECTION
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import apply, deepops, trident, verify
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
@@ -76,7 +78,7 @@ def test_sample_storage_classes_and_snapshot_class(sample):
     assert plan["snapshot_class"] == {
         "apiVersion": "snapshot.storage.k8s.io/v1",
         "kind": "VolumeSnapshotClass",
-        "metadata": {"name": "trident-snapshotclass", "labels": {"app.kubernetes.io/managed-by": "aipod"},
+        "metadata": {"name": "csi-snapclass", "labels": {"app.kubernetes.io/managed-by": "aipod"},
                      "annotations": {"snapshot.storage.kubernetes.io/is-default-class": "true"}},
         "driver": "csi.trident.netapp.io",
         "deletionPolicy": "Delete",
@@ -87,7 +89,7 @@ def test_snapshot_class_defaults_when_the_model_has_none(sample):
     model = copy.deepcopy(sample)
     del model["trident"]["snapshot_class"]
     snapshot = trident.trident_plan(model)["snapshot_class"]
-    assert (snapshot["metadata"]["name"], snapshot["deletionPolicy"]) == ("trident-snapshotclass", "Delete")
+    assert (snapshot["metadata"]["name"], snapshot["deletionPolicy"]) == ("csi-snapclass", "Delete")
 
 
 def test_backend_lifs_by_name_or_address_and_defaults(sample):
@@ -194,18 +196,42 @@ def test_storage_class_changes(sample):
 
 
 def test_snapshot_api_state():
-    def crd(name, served=True, managed=False, version="v1"):
-        item = {"metadata": {"name": f"{name}.snapshot.storage.k8s.io"},
+    def crd(name, served=True, managed=False, version="v1", group="snapshot.storage.k8s.io"):
+        item = {"metadata": {"name": f"{name}.{group}"},
                 "spec": {"versions": [{"name": version, "served": served}]}}
         if managed:
             item["metadata"]["labels"] = {"app.kubernetes.io/managed-by": "aipod"}
         return item
 
     names = ["volumesnapshotclasses", "volumesnapshots", "volumesnapshotcontents"]
-    assert apply.snapshot_api_state([]) == {"count": 0, "managed": False, "serves_v1": False}
-    assert apply.snapshot_api_state([crd(n) for n in names]) == {"count": 3, "managed": False, "serves_v1": True}
-    assert apply.snapshot_api_state([crd(n, managed=True) for n in names])["managed"] is True
+    groups = ["volumegroupsnapshotclasses", "volumegroupsnapshots", "volumegroupsnapshotcontents"]
+    assert apply.snapshot_api_state([]) == {"count": 0, "managed": False, "serves_v1": False, "group_count": 0, "serves_group": False}
+    # Kubespray's csi_crd and DeepOps' release-8.3 manifests: VolumeSnapshot v1, group snapshots v1beta1 only.
+    kubespray = [crd(n) for n in names] + [crd(n, version="v1beta1", group="groupsnapshot.storage.k8s.io") for n in groups]
+    assert apply.snapshot_api_state(kubespray) == {"count": 3, "managed": False, "serves_v1": True, "group_count": 3,
+                                                   "serves_group": False}
+    current = [crd(n, managed=True) for n in names] + [crd(n, version="v1beta2", group="groupsnapshot.storage.k8s.io") for n in groups]
+    assert apply.snapshot_api_state(current)["managed"] is True and apply.snapshot_api_state(current)["serves_group"] is True
+    assert apply.snapshot_api_state(current[:5])["serves_group"] is False
     assert apply.snapshot_api_state([crd(n, version="v1beta1") for n in names])["serves_v1"] is False
+
+
+def test_other_default_snapshot_classes_of_the_driver_are_named():
+    planned = {"metadata": {"name": "csi-snapclass"}, "driver": "csi.trident.netapp.io"}
+
+    def snapshot_class(name, driver="csi.trident.netapp.io", default="true"):
+        return {"metadata": {"name": name, "annotations": {apply.SNAPSHOT_CLASS_DEFAULT: default}}, "driver": driver}
+
+    existing = [snapshot_class("csi-snapclass"), snapshot_class("trident-snapshotclass"), snapshot_class("old", default="false"),
+                snapshot_class("ebs", driver="ebs.csi.aws.com"), {"metadata": {"name": "bare"}, "driver": "csi.trident.netapp.io"}]
+    assert apply.snapshot_class_defaults(existing, planned) == ["trident-snapshotclass"]
+    assert apply.snapshot_class_defaults([], planned) == []
+
+
+def test_the_bundles_snapshot_crds_serve_volume_snapshots_v1_and_group_snapshots_v1beta2():
+    crds = yaml.safe_load_all((COLLECTION / "roles" / "trident" / "files" / "snapshot-crds.yml").read_text())
+    state = apply.snapshot_api_state([crd for crd in crds if crd])
+    assert state == {"count": 3, "managed": True, "serves_v1": True, "group_count": 3, "serves_group": True}
 
 
 def _node(name, ready="True", gpus=None, unschedulable=False):

@@ -1,7 +1,7 @@
 """Filters that hand the Kubernetes and Trident roles values derived from the site model.
 
 Docs: aipod_trident_plan.yml, aipod_deepops_plan.yml, aipod_ini_token.yml, aipod_deepops_steps.yml, aipod_kubeconfig_source.yml,
-aipod_kube_node_cidrs.yml, aipod_storage_class_changes.yml, aipod_snapshot_api_state.yml,
+aipod_kube_node_cidrs.yml, aipod_storage_class_changes.yml, aipod_snapshot_api_state.yml, aipod_snapshot_class_defaults.yml,
 aipod_k8s_apply_pending.yml, aipod_k8s_pending_items.yml, aipod_trident_secrets.yml, aipod_nodes_of_hosts.yml and
 the verification judges (aipod_judge_*.yml, aipod_schedulable_nodes.yml,
 aipod_verification_result.yml) beside this file. The derivations live in
@@ -20,6 +20,7 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.appl
     pending_items,
     secret_manifests,
     snapshot_api_state,
+    snapshot_class_defaults,
     storage_class_changes,
 )
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.deepops import (
@@ -96,6 +97,12 @@ def aipod_storage_class_changes(existing: Any, planned: Any) -> dict[str, list]:
     return storage_class_changes(existing, planned)
 
 
+def aipod_snapshot_class_defaults(existing: Any, planned: Any) -> list[str]:
+    if not isinstance(existing, list) or not isinstance(planned, Mapping):
+        raise AnsibleFilterError("aipod_snapshot_class_defaults: expects the cluster's VolumeSnapshotClasses (a list) and the planned one (a dict)")
+    return snapshot_class_defaults(existing, dict(planned))
+
+
 def aipod_k8s_apply_pending(existing: Any, declared: Any, field_manager: str = "",
                             last_applied: bool = False, unkept: Any = None) -> dict[str, dict[str, str]]:
     if not isinstance(existing, list) or not isinstance(declared, list):
@@ -169,6 +176,7 @@ class FilterModule:
             "aipod_kubeconfig_source": aipod_kubeconfig_source,
             "aipod_kube_node_cidrs": aipod_kube_node_cidrs,
             "aipod_storage_class_changes": aipod_storage_class_changes,
+            "aipod_snapshot_class_defaults": aipod_snapshot_class_defaults,
             "aipod_snapshot_api_state": aipod_snapshot_api_state,
             "aipod_k8s_apply_pending": aipod_k8s_apply_pending,
             "aipod_k8s_pending_items": aipod_k8s_pending_items,

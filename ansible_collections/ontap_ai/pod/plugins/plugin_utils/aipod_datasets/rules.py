@@ -202,6 +202,24 @@ def dataset_exports(ctx: Context) -> None:
                       f"add their networks to a rule of export policy {root['name']}")
 
 
+# The VolumeSnapshotClass the DataOps Toolkit for Kubernetes snapshots with when -c is not given.
+TOOLKIT_SNAPSHOT_CLASS = "csi-snapclass"
+
+
+def dataset_snapshot_class(ctx: Context) -> None:
+    """Namespaces that get data sets snapshot their claims with the DataOps Toolkit, whose default
+    class is csi-snapclass: another name for the model's class is a warning."""
+    if not any(dataset["namespaces"] for _i, _e, dataset in _entries(ctx)):
+        return
+    snapshot_class = m.as_dict(m.as_dict(ctx.model.get("trident")).get("snapshot_class"))
+    name = m.as_str(snapshot_class.get("name"))
+    if name and name != TOOLKIT_SNAPSHOT_CLASS:
+        ctx.warning("dataset-snapshot-class", ("trident", "snapshot_class", "name"),
+                    f"the snapshot class is {name}; the DataOps Toolkit for Kubernetes snapshots data set claims with "
+                    f"{TOOLKIT_SNAPSHOT_CLASS} unless each command names the class (-c {name})",
+                    f"name it {TOOLKIT_SNAPSHOT_CLASS} (the old class then loses its default mark)")
+
+
 # A Kubernetes object's name (a DNS-1123 subdomain) holds at most 253 characters.
 MAX_KUBERNETES_NAME = 253
 
@@ -227,4 +245,4 @@ def dataset_claim_names(ctx: Context) -> None:
 
 
 RULES = (dataset_references, dataset_sizes, dataset_versions, dataset_copies, dataset_consumers, dataset_exports,
-         dataset_claim_names)
+         dataset_claim_names, dataset_snapshot_class)

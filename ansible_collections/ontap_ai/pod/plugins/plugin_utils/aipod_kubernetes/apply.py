@@ -207,14 +207,40 @@ def pending_items(to_apply: dict, version_step: dict | None = None, namespace: s
     return found
 
 
+SNAPSHOT_CLASS_DEFAULT = "snapshot.storage.kubernetes.io/is-default-class"
+
+
+def snapshot_class_defaults(existing: list, planned: dict) -> list[str]:
+    """Other VolumeSnapshotClasses of the planned class's driver marked default: snapshots without a
+    class take their driver's default, and fail when it has two."""
+    name = m.as_dict(planned.get("metadata")).get("name")
+    return sorted(m.as_dict(c.get("metadata")).get("name") for c in m.as_list(existing) if isinstance(c, dict)
+                  and c.get("driver") == planned.get("driver") and m.as_dict(c.get("metadata")).get("name") != name
+                  and m.as_dict(m.as_dict(c.get("metadata")).get("annotations")).get(SNAPSHOT_CLASS_DEFAULT) == "true")
+
+
+SNAPSHOT_CRDS = ("volumesnapshotclasses", "volumesnapshots", "volumesnapshotcontents")
+GROUP_SNAPSHOT_CRDS = ("volumegroupsnapshotclasses", "volumegroupsnapshots", "volumegroupsnapshotcontents")
+# The group snapshot version csi-snapshotter and the snapshot controller read from v8.4 (Trident 26.02 on).
+GROUP_SNAPSHOT_VERSION = "v1beta2"
+
+
+def _serving(crds: list[dict], version: str) -> bool:
+    return bool(crds) and all(any(m.as_dict(v).get("name") == version and m.as_dict(v).get("served") is True
+                                  for v in m.as_list(m.as_dict(c.get("spec")).get("versions"))) for c in crds)
+
+
 def snapshot_api_state(crds: list) -> dict[str, Any]:
-    """What the cluster's VolumeSnapshot CRDs are: {count, managed (all three are the bundle's), serves_v1}."""
-    names = ("volumesnapshotclasses", "volumesnapshots", "volumesnapshotcontents")
-    found = [c for c in m.as_list(crds) if isinstance(c, dict)
-             and m.as_dict(c.get("metadata")).get("name", "").split(".")[0] in names]
-    serves_v1 = bool(found) and all(
-        any(m.as_dict(v).get("name") == "v1" and m.as_dict(v).get("served") is True
-            for v in m.as_list(m.as_dict(c.get("spec")).get("versions")))
-        for c in found)
-    return {"count": len(found), "managed": len(found) == len(names) and all(_managed(c) for c in found),
-            "serves_v1": serves_v1}
+    """What the cluster's snapshot CRDs are, from the CRDs of snapshot.storage.k8s.io and
+    groupsnapshot.storage.k8s.io: {count (VolumeSnapshot CRDs, of 3), managed (all three are the
+    bundle's), serves_v1, group_count (VolumeGroupSnapshot CRDs, of 3), serves_group (all three
+    serve v1beta2)}."""
+    def named(names: tuple[str, ...], group: str) -> list[dict]:
+        return [c for c in m.as_list(crds) if isinstance(c, dict)
+                and m.as_dict(c.get("metadata")).get("name", "") in {f"{name}.{group}" for name in names}]
+
+    found = named(SNAPSHOT_CRDS, "snapshot.storage.k8s.io")
+    groups = named(GROUP_SNAPSHOT_CRDS, "groupsnapshot.storage.k8s.io")
+    return {"count": len(found), "managed": len(found) == len(SNAPSHOT_CRDS) and all(_managed(c) for c in found),
+            "serves_v1": _serving(found, "v1"), "group_count": len(groups),
+            "serves_group": len(groups) == len(GROUP_SNAPSHOT_CRDS) and _serving(groups, GROUP_SNAPSHOT_VERSION)}

@@ -19,7 +19,8 @@ MANAGED_BY_LABEL = {"app.kubernetes.io/managed-by": "aipod"}
 ONTAP_DRIVERS = ("ontap-nas", "ontap-nas-flexgroup")
 ANF_DRIVER = "azure-netapp-files"
 DEFAULT_NAMESPACE = "trident"
-DEFAULT_SNAPSHOT_CLASS = {"name": "trident-snapshotclass", "deletion_policy": "Delete"}
+# csi-snapclass: the class the DataOps Toolkit for Kubernetes snapshots with when -c is not given (and DeepOps' name).
+DEFAULT_SNAPSHOT_CLASS = {"name": "csi-snapclass", "deletion_policy": "Delete"}
 ONTAP_PASSWORD_VARIABLE = "vault_ontap_trident_password"
 ANF_SECRET_VARIABLE = "vault_trident_anf_client_secret"
 # model key of a backend's defaults -> Trident's key (Trident reads these values as strings)
