@@ -82,21 +82,22 @@ def fresh_api(tmp_path=None, job_seconds: float = 0.0) -> Api:
 
 
 @contextlib.contextmanager
-def https_endpoint(api: Api, directory: pathlib.Path,
-                   restart: Callable[[float], None] | None = None) -> Iterator[tuple[str, str, Service]]:
+def https_endpoint(api: Api, directory: pathlib.Path, restart: Callable[[float], None] | None = None,
+                   host: str = "127.0.0.1") -> Iterator[tuple[str, str, Service]]:
     """The endpoint served as lab/lab serves it (HTTPS with its own CA, fault injection, call log), in a
-    thread on an ephemeral loopback port, for clients that need a socket: yields (base URL, CA file, service)."""
-    pki = ensure_pki(str(directory / "pki"), ["127.0.0.1"], ["localhost"])
+    thread on an ephemeral port of a loopback address, for clients that need a socket: yields (base URL,
+    CA file, service)."""
+    pki = ensure_pki(str(directory / "pki"), [host], ["localhost"])
     service = Service(api, Faults(str(directory / "faults.json")), CallLog(str(directory / "calls.jsonl")), "admin",
                       reseed=lambda: None, restart=restart or (lambda downtime: None))
-    thread = threading.Thread(target=service.serve, args=("127.0.0.1", 0, pki["server"], pki["server-key"]), daemon=True)
+    thread = threading.Thread(target=service.serve, args=(host, 0, pki["server"], pki["server-key"]), daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
     while service.server is None and time.monotonic() < deadline:
         time.sleep(0.02)
     assert service.server is not None, "the endpoint did not start serving"
     try:
-        yield f"https://127.0.0.1:{service.server.server_address[1]}", pki["ca"], service
+        yield f"https://{host}:{service.server.server_address[1]}", pki["ca"], service
     finally:
         service.server.shutdown()
         service.server.server_close()

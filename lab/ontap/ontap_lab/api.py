@@ -79,6 +79,10 @@ class Api:
         self.job_seconds = job_seconds
         self.lock = threading.RLock()
         self.routes = build_routes()
+        from .fabric import Fabric
+
+        self.fabric: Fabric | None = None
+        Fabric().join(self)
 
     # ------------------------------------------------------------------ entry point
     def handle(self, method: str, target: str, body: bytes | None, headers: dict[str, str]) -> Response:

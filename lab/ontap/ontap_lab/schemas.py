@@ -48,6 +48,8 @@ SCHEMAS = {
     "roles": ("resources.role", "RoleSchema"),
     "role_privileges": ("resources.role_privilege", "RolePrivilegeSchema"),
     "accounts": ("resources.account", "AccountSchema"),
+    "cluster_peers": ("resources.cluster_peer", "ClusterPeerSchema"),
+    "svm_peers": ("resources.svm_peer", "SvmPeerSchema"),
 }
 
 
