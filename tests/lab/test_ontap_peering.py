@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import pytest
 from netapp_ontap import HostConnection
 from netapp_ontap.error import NetAppRestError
-from netapp_ontap.resources import ClusterPeer, SvmPeer
+from netapp_ontap.resources import ClusterPeer, SnapmirrorRelationship, SnapmirrorTransfer, Snapshot, SvmPeer, Volume
 from ontap_lab.api import Api
 from ontap_lab.fabric import Fabric
 from ontap_lab.seed import seed_state, set_admin_password
@@ -209,6 +209,19 @@ PEERING_PLAY = """
         peer_cluster: lab-dr
         applications: [snapmirror, flexcache]
         peer_options: "{{ peer }}"
+    - name: Mirror the data set on the peer (the module runs on the destination)
+      netapp.ontap.na_ontap_snapmirror:
+        hostname: "{{ peer.hostname }}"
+        http_port: "{{ peer.http_port }}"
+        source_endpoint: {path: "lab-data:imagenet", cluster: lab-ontap}
+        destination_endpoint: {path: "dr-data:imagenet_dr"}
+        policy: MirrorAllSnapshots
+        schedule: hourly
+        create_destination: {enabled: true}
+        initialize: true
+        update: false
+        transferring_time_out: 0
+        time_out: 60
 """
 
 
@@ -227,13 +240,99 @@ def play(tmp_path, connections) -> dict[str, int]:
     return {"ok": int(found[1]), "changed": int(found[2])}
 
 
-def test_netapp_s_own_modules_peer_the_clusters_and_svms_and_change_nothing_the_second_time(tmp_path, connections):
-    """na_ontap_cluster_peer offers on both sides, na_ontap_vserver_peer creates on one and accepts on the other."""
-    assert play(tmp_path, connections)["changed"] == 2
+def test_netapp_s_own_modules_peer_mirror_and_change_nothing_the_second_time(tmp_path, fabric, connections):
+    """na_ontap_cluster_peer offers on both sides, na_ontap_vserver_peer creates on one and accepts on the
+    other, na_ontap_snapmirror makes and initializes the copy on the peer."""
+    status, body = Client(fabric[0]).post("storage/volumes", {"name": "imagenet", "svm": {"name": "lab-data"}, "size": 4 * 1024 ** 3,
+                                                              "aggregates": [{"name": "lab_ontap_01_ssd_1"}]}, return_timeout=30)
+    assert status in (201, 202), body
+    assert play(tmp_path, connections)["changed"] == 3
     for connection, remote in zip(connections, ("lab-dr", "lab-ontap")):
         [record] = peers_of(connection)
         assert (record.remote.name, record.status.state, record.encryption.state) == (remote, "available", "tls_psk")
         with connection:
             [svm_peer] = SvmPeer.get_collection(fields="state,applications")
             assert svm_peer.state == "peered" and sorted(svm_peer.applications) == ["flexcache", "snapmirror"]
+    with connections[1]:
+        mirror = SnapmirrorRelationship.find(**{"destination.path": "dr-data:imagenet_dr"}, fields="state,healthy,transfer_schedule")
+        assert (mirror.state, mirror.healthy, mirror.transfer_schedule.name) == ("snapmirrored", True, "hourly")
     assert play(tmp_path, connections)["changed"] == 0
+
+
+def peered(fabric) -> tuple[Client, Client]:
+    """The two clusters peered, and their data SVMs peered for SnapMirror and FlexCache."""
+    local, peer = fabric
+    a, b = Client(local), Client(peer)
+    assert a.post("cluster/peers", {"remote": {"ip_addresses": PEER_IC}, "authentication": {"passphrase": PASSPHRASE}})[0] == 201
+    assert b.post("cluster/peers", {"remote": {"ip_addresses": LOCAL_IC}, "authentication": {"passphrase": PASSPHRASE}})[0] == 201
+    status, body = b.post("svm/peers", {"svm": {"name": "dr-data"}, "peer": {"svm": {"name": "lab-data"}, "cluster": {"name": "lab-ontap"}},
+                                        "applications": ["snapmirror", "flexcache"]}, return_records="true")
+    assert status in (201, 202), body
+    assert a.patch(f"svm/peers/{body['records'][0]['uuid']}", {"state": "peered"})[0] in (200, 202)
+    status, body = a.post("storage/volumes", {"name": "imagenet", "svm": {"name": "lab-data"}, "size": 4 * 1024 ** 3,
+                                              "aggregates": [{"name": "lab_ontap_01_ssd_1"}], "nas": {"path": "/imagenet"}},
+                          return_timeout=30)
+    assert status in (201, 202), body
+    return a, b
+
+
+def test_a_snapmirror_copy_is_made_on_the_peer_and_carries_every_version(fabric, tmp_path, monkeypatch):
+    a, b = peered(fabric)
+    [source] = a.records("storage/volumes", name="imagenet")
+    for name in ("before-training", "epoch-10"):
+        assert a.post(f"storage/volumes/{source['uuid']}/snapshots", {"name": name, "snapmirror_label": "daily"},
+                      return_timeout=30)[0] in (201, 202)
+    for variable in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):
+        monkeypatch.delenv(variable, raising=False)
+    from ontap_lab.pki import ensure_pki
+
+    ensure_pki(str(tmp_path / "pki"), ["127.0.0.2"], ["localhost"])
+    with served(fabric[1], tmp_path / "peer", tmp_path / "pki", "127.0.0.2") as destination, destination:
+        relationship = SnapmirrorRelationship(source={"path": "lab-data:imagenet", "cluster": {"name": "lab-ontap"}},
+                                              destination={"path": "dr-data:imagenet_dr"}, policy={"name": "MirrorAllSnapshots"},
+                                              transfer_schedule={"name": "hourly"}, create_destination={"enabled": True},
+                                              state="snapmirrored")
+        relationship.post(hydrate=True)
+        found = SnapmirrorRelationship.find(**{"destination.path": "dr-data:imagenet_dr"},
+                                            fields="state,healthy,lag_time,exported_snapshot,policy,transfer_schedule,source")
+        assert (found.state, found.healthy, found.policy.name, found.transfer_schedule.name) == (
+            "snapmirrored", True, "MirrorAllSnapshots", "hourly")
+        assert found.lag_time.startswith("PT0H0M") and found.exported_snapshot.startswith(f"snapmirror.{found.uuid}_1.")
+        assert (found.source.cluster.name, found.source.svm.name) == ("lab-ontap", "lab-data")
+        copy_ = Volume.find(name="imagenet_dr", svm="dr-data", fields="type,size")
+        assert (copy_.type, copy_.size) == ("dp", 4 * 1024 ** 3)
+        versions = sorted(s.name for s in Snapshot.get_collection(copy_.uuid))
+        assert versions[:2] == ["before-training", "epoch-10"] and versions[2] == found.exported_snapshot
+        SnapmirrorTransfer(found.uuid).post()
+        again = SnapmirrorRelationship.find(**{"destination.path": "dr-data:imagenet_dr"}, fields="exported_snapshot,last_transfer_type")
+        assert again.last_transfer_type == "update" and again.exported_snapshot.startswith(f"snapmirror.{found.uuid}_2.")
+        # The older snapmirror snapshot goes on both sides; the data scientist's versions stay.
+        assert sorted(s.name for s in Snapshot.get_collection(copy_.uuid)) == ["before-training", "epoch-10", again.exported_snapshot]
+    assert sorted(s["name"] for s in a.records(f"storage/volumes/{source['uuid']}/snapshots")) == [
+        "before-training", "epoch-10", again.exported_snapshot]
+    [listed] = a.records("snapmirror/relationships", list_destinations_only="true", fields="destination")
+    assert listed["destination"]["path"] == "dr-data:imagenet_dr"
+
+
+def test_a_snapmirror_copy_ontap_would_refuse_is_refused(fabric):
+    local, peer = fabric
+    b = Client(peer)
+    status, body = b.post("snapmirror/relationships", {"source": {"path": "lab-data:imagenet"},
+                                                       "destination": {"path": "dr-data:imagenet_dr"}})
+    assert status == 400 and "no SVM peer" in body["error"]["message"]
+    a, b = peered(fabric)
+    for change, words in (({"source": {"path": "lab-data:nothing"}}, "does not exist"),
+                          ({"create_destination": {"enabled": False}}, "does not exist in SVM \"dr-data\""),
+                          ({"policy": {"name": "StrictSync"}}, "not served"),
+                          ({"transfer_schedule": {"name": "fortnightly"}}, "does not exist")):
+        request = {"source": {"path": "lab-data:imagenet"}, "destination": {"path": "dr-data:imagenet_dr"},
+                   "create_destination": {"enabled": True}}
+        request.update(change)
+        status, body = b.post("snapmirror/relationships", request)
+        assert status in (400, 404) and words.replace("\\", "") in body["error"]["message"], body
+    # The relationship is made on the destination: a rw volume there is not a destination.
+    status, body = b.post("storage/volumes", {"name": "taken", "svm": {"name": "dr-data"}, "size": 4 * 1024 ** 3,
+                                              "aggregates": [{"name": "lab_dr_01_ssd_1"}]}, return_timeout=30)
+    assert status in (201, 202), body
+    status, body = b.post("snapmirror/relationships", {"source": {"path": "lab-data:imagenet"}, "destination": {"path": "dr-data:taken"}})
+    assert status == 400 and "not a data protection" in body["error"]["message"]

@@ -50,6 +50,9 @@ SCHEMAS = {
     "accounts": ("resources.account", "AccountSchema"),
     "cluster_peers": ("resources.cluster_peer", "ClusterPeerSchema"),
     "svm_peers": ("resources.svm_peer", "SvmPeerSchema"),
+    "snapmirror_policies": ("resources.snapmirror_policy", "SnapmirrorPolicySchema"),
+    "snapmirror_relationships": ("resources.snapmirror_relationship", "SnapmirrorRelationshipSchema"),
+    "snapmirror_transfers": ("resources.snapmirror_transfer", "SnapmirrorTransferSchema"),
 }
 
 
