@@ -15,6 +15,7 @@ import base64
 import dataclasses
 import json
 import os
+import shutil
 import signal
 import ssl
 import subprocess
@@ -110,6 +111,7 @@ def serve(settings: Settings) -> None:
 
     os.makedirs(settings.state_dir, exist_ok=True)
     addresses = [settings.host, "127.0.0.1"] + [n["mgmt_address"] for n in settings.ontap.get("nodes", []) if n.get("mgmt_address")]
+    addresses += [peer["ontap"]["mgmt_address"] for peer in lab_peers(settings)]
     pki = ensure_pki(os.path.join(settings.state_dir, "pki"), addresses, [settings.ontap["cluster_name"], "localhost"])
     store = Store(settings.file("state.json"))
     password = admin_password(settings.inventory)
@@ -126,12 +128,16 @@ def serve(settings: Settings) -> None:
 
     realiser.resync(svm_lifs())
 
+    peer_resets: list = []
+
     def reseed() -> None:
         fresh = seed_state(settings.ontap, settings.admin_user)
         set_admin_password(fresh, settings.admin_user, password)
         api.state = fresh
         store.save(fresh)
         realiser.resync(svm_lifs())
+        for reset in peer_resets:  # a factory lab is a factory pair: the peers forget this cluster too
+            reset()
 
     def restart(downtime: float) -> None:
         if service.server is not None:
@@ -144,9 +150,103 @@ def serve(settings: Settings) -> None:
     faults = Faults(settings.file("faults.json"))
     calls = CallLog(settings.file("calls.jsonl"))
     service = Service(api, faults, calls, settings.admin_user, reseed, restart)
+    for peer in lab_peers(settings):
+        peer_resets.append(serve_peer(settings, peer, api, pki))
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(SystemExit(0)))
     print(f"ontap lab: serving {settings.ontap['cluster_name']} on {settings.base_url} (pid {os.getpid()})", flush=True)
     service.serve(settings.host, settings.port, pki["server"], pki["server-key"])
+
+
+# ---------------------------------------------------------------------------- peer clusters
+PEERS_DIR = os.path.join(os.path.dirname(HERE), "peers")
+
+
+def lab_peers(settings: Settings) -> list[dict]:
+    """The peer clusters the lab serves: those of the inventory's ontap.peers that lab/ontap/peers/
+    defines, each where the inventory says it is (its mgmt_address, and https_port, the cluster's
+    by default), so that a private lab's copy of the inventory moves its peers with it."""
+    import yaml
+
+    found = []
+    for peer in settings.ontap.get("peers") or []:
+        path = os.path.join(PEERS_DIR, f"{peer.get('name')}.yml")
+        if os.path.isfile(path) and peer.get("mgmt_address"):
+            with open(path, encoding="utf-8") as handle:
+                definition = yaml.safe_load(handle)
+            definition["ontap"].update(mgmt_address=peer["mgmt_address"], https_port=int(peer.get("https_port") or settings.port))
+            found.append(definition)
+    return found
+
+
+def peer_password_variable(name: str) -> str:
+    """The vault variable of a peer cluster's admin password: vault_ontap_peer_password_<name, '_' for '-'>."""
+    return "vault_ontap_peer_password_" + "".join(c if c.isalnum() else "_" for c in name)
+
+
+def peer_password(settings: Settings, name: str) -> str:
+    from lab_secrets import inventory_secret
+
+    variable = peer_password_variable(name)
+    try:
+        return inventory_secret(settings.inventory, variable, os.environ.get("AIPOD_VAULT_PASSWORD_FILE"))
+    except KeyError:
+        raise SystemExit(f"ontap lab: the lab vault has no {variable} for peer cluster {name}") from None
+
+
+def seed_peer(definition: dict, password: str, admin_user: str) -> Any:
+    """A peer cluster as its own operators left it: seeded, with its intercluster LIFs and SVMs."""
+    from .api import Api
+    from .seed import seed_state, set_admin_password
+
+    state = seed_state(definition["ontap"], admin_user)
+    set_admin_password(state, admin_user, password)
+    api = Api(state, job_seconds=0.0)
+    token = base64.b64encode(f"{admin_user}:{password}".encode()).decode()
+    headers = {"Authorization": f"Basic {token}"}
+    calls = [("network/ip/interfaces", {"name": lif["name"], "ip": {"address": lif["address"], "netmask": str(lif["prefix_len"])},
+                                        "location": {"home_port": {"name": lif["port"], "node": {"name": lif["node"]}}},
+                                        "service_policy": {"name": "default-intercluster"}, "ipspace": {"name": "Default"}})
+             for lif in definition.get("intercluster_lifs") or []]
+    calls += [("svm/svms", {"name": svm["name"], "aggregates": [{"name": a} for a in svm.get("aggregates") or []],
+                            "nfs": {"enabled": True}}) for svm in definition.get("svms") or []]
+    for path, body in calls:
+        response = api.handle("POST", f"/api/{path}?return_timeout=30", json.dumps(body).encode(), headers)
+        if response.status not in (201, 202):
+            raise SystemExit(f"ontap lab: seeding peer {definition['ontap']['cluster_name']}: POST {path}: {response.body}")
+    return state
+
+
+def serve_peer(settings: Settings, definition: dict, main: Any, pki: dict) -> Any:
+    """Serve a peer cluster in a thread of this process, in the main cluster's fabric; returns its factory reset."""
+    import threading
+
+    from .api import Api
+    from .seed import set_admin_password
+    from .service import CallLog, Faults, Service
+    from .state import Store
+
+    ontap = definition["ontap"]
+    name = ontap["cluster_name"]
+    directory = os.path.join(settings.state_dir, "peers", name)
+    os.makedirs(directory, exist_ok=True)
+    password = peer_password(settings, name)
+    store = Store(os.path.join(directory, "state.json"))
+    state = store.load() if store.exists() else seed_peer(definition, password, settings.admin_user)
+    set_admin_password(state, settings.admin_user, password)
+    store.save(state)
+    api = Api(state, store)
+    main.fabric.join(api)
+
+    def reseed() -> None:
+        api.state = seed_peer(definition, password, settings.admin_user)
+        store.save(api.state)
+
+    service = Service(api, Faults(os.path.join(directory, "faults.json")), CallLog(os.path.join(directory, "calls.jsonl")),
+                      settings.admin_user, reseed, lambda downtime: None)
+    threading.Thread(target=service.serve, args=(ontap["mgmt_address"], int(ontap.get("https_port", 443)),
+                                                 pki["server"], pki["server-key"]), daemon=True).start()
+    print(f"ontap lab: serving peer {name} on https://{ontap['mgmt_address']}:{ontap.get('https_port', 443)}", flush=True)
+    return reseed
 
 
 # ---------------------------------------------------------------------------- client
@@ -216,6 +316,7 @@ def up(settings: Settings) -> int:
         for name in ("state.json", "faults.json"):
             if os.path.exists(settings.file(name)):
                 os.unlink(settings.file(name))
+        shutil.rmtree(settings.file("peers"), ignore_errors=True)
     if pid:
         down(settings)
     os.makedirs(settings.state_dir, exist_ok=True)
