@@ -11,7 +11,7 @@ What grows, from the base inventory's first DGX, its first two ONTAP nodes and i
 - ONTAP HA pairs: as many as the GPUs' demand needs at the platform's figure (the sizing's table
   or pod.sizing.platform_limit_mb_s), never fewer than the base has (--ha-pairs fixes the count).
   A new node copies the first (odd) or second (even) node: ports, aggregates, interface groups,
-  broadcast-domain ports, SVM aggregates, explicit data LIFs and its switch ports.
+  broadcast-domain ports, SVM aggregates, explicit data LIFs, intercluster LIFs and its switch ports.
 - Switch pairs: leaf pairs as the switch model's front-panel ports require (the validator's port
   maps), each HA pair on one leaf pair and the DGX filling the rest in order; two leaf pairs are
   joined back to back, more by a spine pair, each by an uplink port-channel. Hosts the first pair
@@ -508,6 +508,7 @@ def scale(base: str, count: int, output: str, ha_pairs: int | None = None, switc
     # ONTAP nodes.
     node_mgmt = {}
     explicit_lifs = {}
+    intercluster = {}
     for index, name in enumerate(nodes[len(base_nodes):], start=len(base_nodes)):
         source = ontap["nodes"][index % 2]
         network = network_of(source["mgmt_address"])
@@ -518,6 +519,12 @@ def scale(base: str, count: int, output: str, ha_pairs: int | None = None, switc
             renamed = aggregate["name"].replace(source["name"].replace("-", "_"), name.replace("-", "_"))
             aggregate["name"] = renamed if renamed != aggregate["name"] else f"{aggregate['name']}_{index + 1:02d}"
         ontap["nodes"].append(node)
+        # Intercluster LIFs: the source node's, for this node, each at the next free address.
+        for lif in [lif for lif in ontap.get("intercluster_lifs") or [] if lif.get("node") == source["name"]]:
+            network = network_of(lif["address"])
+            intercluster[(name, len(ontap["intercluster_lifs"]))] = (
+                (network, network.take_after(network.offset(lif["address"]))) if network else None)
+            ontap["intercluster_lifs"].append(dict(copy.deepcopy(lif), node=name))
         for group in [g for g in ontap.get("interface_groups", []) if g.get("node") == source["name"]]:
             ontap.setdefault("interface_groups", []).append(dict(copy.deepcopy(group), node=name))
         for domain in ontap.get("broadcast_domains", []):
@@ -771,6 +778,8 @@ def scale(base: str, count: int, output: str, ha_pairs: int | None = None, switc
     for node in ontap["nodes"]:
         if node["name"] in node_mgmt:
             node["mgmt_address"] = address(node_mgmt[node["name"]], node["name"])
+    for (name, position), taken in intercluster.items():
+        ontap["intercluster_lifs"][position]["address"] = address(taken, f"intercluster LIF of {name}")
     for svm in ontap.get("svms", []):
         for lif in (svm.get("data_lifs") or {}).get("explicit") or []:
             if (svm["name"], lif["name"]) in explicit_lifs:

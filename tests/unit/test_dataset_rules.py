@@ -15,7 +15,8 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import check_model, validate_site
 
 SITE = load_site(str(LAB), decrypt=make_decryptor(LAB_VAULT_PASSWORD))
-PEER = {"name": "dr-ontap", "addresses": ["192.0.2.10"], "svms": ["dr-data"]}
+# The lab's peer cluster, whose admin password the lab vault holds.
+PEER = {"name": "lab-dr", "addresses": ["192.0.2.10"], "svms": ["dr-data"], "mgmt_address": "127.0.10.11"}
 
 
 def dataset(**overrides) -> dict:
@@ -24,8 +25,8 @@ def dataset(**overrides) -> dict:
                           "reserve_percent": 5},
              "owner": {"uid": 1000, "gid": 1000, "mode": "0775"},
              "namespaces": [{"name": "team-vision", "access": "read_only"}],
-             "protection": {"snapmirror": {"cluster": "dr-ontap", "svm": "dr-data", "schedule": "hourly"}},
-             "caches": [{"cluster": "dr-ontap", "svm": "dr-data", "size": "500GB", "prepopulate": ["/train"]}]}
+             "protection": {"snapmirror": {"cluster": "lab-dr", "svm": "dr-data", "schedule": "hourly"}},
+             "caches": [{"cluster": "lab-dr", "svm": "dr-data", "size": "500GB", "prepopulate": ["/train"]}]}
     entry.update(overrides)
     return entry
 
@@ -68,7 +69,7 @@ def test_a_complete_data_set_is_valid_and_derived_with_its_defaults():
     (dataset(versions={"schedules": [{"schedule": "hourly", "count": 0}]}), None, "dataset-versions", "schedules"),
     (dataset(caches=[{"svm": "lab-data", "size": "1TB"}]), None, "dataset-cache", "svm"),
     (dataset(), [], "dataset-peer", "cluster"),
-    (dataset(protection={"snapmirror": {"cluster": "dr-ontap", "svm": "elsewhere"}}), None, "dataset-peer", "svm"),
+    (dataset(protection={"snapmirror": {"cluster": "lab-dr", "svm": "elsewhere"}}), None, "dataset-peer", "svm"),
     (dataset(protection={"snapmirror": {"cluster": "lab-ontap", "svm": "lab-data"}}), None, "dataset-peer", "cluster"),
     (dataset(namespaces=[{"name": "Team_Vision"}]), None, "dataset-namespace", "name"),
     (dataset(namespaces=[{"name": "a"}, {"name": "a"}]), None, "dataset-namespace", "name"),

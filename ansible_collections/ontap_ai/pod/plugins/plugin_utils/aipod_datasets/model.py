@@ -45,15 +45,41 @@ def local_cluster(model: dict) -> str | None:
     return m.as_str(m.as_dict(model.get("ontap")).get("cluster_name"))
 
 
+def peer_password_variable(peer: str) -> str:
+    """The vault variable of a peer cluster's admin password: vault_ontap_peer_password_<name, '_' for '-'>."""
+    return "vault_ontap_peer_password_" + "".join(c if c.isalnum() else "_" for c in peer)
+
+
 def peers(model: dict) -> dict[str, dict]:
-    """ontap.peers by name: {name: {addresses, svms}}."""
+    """ontap.peers by name: {name: {name, addresses, svms, mgmt_address, https_port, admin_user,
+    password_variable}}; https_port and admin_user default to this cluster's."""
+    ontap = m.as_dict(model.get("ontap"))
     found = {}
-    for peer in m.as_list(m.as_dict(model.get("ontap")).get("peers")):
+    for peer in m.as_list(ontap.get("peers")):
         peer = m.as_dict(peer)
         name = m.as_str(peer.get("name"))
         if name:
-            found[name] = {"addresses": [a for a in m.as_list(peer.get("addresses")) if isinstance(a, str)],
-                           "svms": [s for s in m.as_list(peer.get("svms")) if isinstance(s, str)]}
+            found[name] = {"name": name, "addresses": [a for a in m.as_list(peer.get("addresses")) if isinstance(a, str)],
+                           "svms": [s for s in m.as_list(peer.get("svms")) if isinstance(s, str)],
+                           "mgmt_address": m.as_str(peer.get("mgmt_address")),
+                           "https_port": m.as_int(peer.get("https_port")) or m.as_int(ontap.get("https_port")) or 443,
+                           "admin_user": m.as_str(peer.get("admin_user")) or "admin",
+                           "password_variable": peer_password_variable(name)}
+    return found
+
+
+def copies(model: dict) -> list[dict]:
+    """Each data set's SnapMirror copy on a peer cluster: {dataset, source_path, peer, svm, volume,
+    destination_path, policy, schedule}; the copy is a volume of the data set's name in the peer's SVM."""
+    known = peers(model)
+    found = []
+    for dataset in datasets(model):
+        copy = dataset["snapmirror"]
+        if copy and copy["cluster"] in known and copy["svm"]:
+            found.append({"dataset": dataset["name"], "source_svm": dataset["svm"],
+                          "source_path": f"{dataset['svm']}:{dataset['name']}", "peer": copy["cluster"],
+                          "svm": copy["svm"], "volume": dataset["name"], "destination_path": f"{copy['svm']}:{dataset['name']}",
+                          "policy": copy["policy"], "schedule": copy["schedule"]})
     return found
 
 

@@ -148,6 +148,42 @@ def dataset_copies(ctx: Context) -> None:
             where(cache_path, f"data set {dataset['name']}'s cache", cache["cluster"], cache["svm"])
 
 
+def dataset_copy_reach(ctx: Context) -> None:
+    """A peer a data set is copied to has a management address (where the storage layer makes the copy),
+    and this cluster has intercluster LIFs, on its own nodes, in declared networks, one per node at least."""
+    copies = datasets_model.copies(ctx.model)
+    if not copies:
+        return
+    used = {copy["peer"] for copy in copies}
+    for index, peer in enumerate(m.as_list(m.as_dict(ctx.model.get("ontap")).get("peers"))):
+        name = m.as_str(m.as_dict(peer).get("name"))
+        if name in used and not m.as_str(m.as_dict(peer).get("mgmt_address")):
+            ctx.error("dataset-peer", ("ontap", "peers", index), f"peer {name}: data sets are copied to it, and it has no mgmt_address",
+                      "give its cluster management address (mgmt_address, and https_port when not this cluster's): the storage "
+                      "layer accepts the peering and makes the copies there")
+    lifs = m.as_list(m.as_dict(ctx.model.get("ontap")).get("intercluster_lifs"))
+    nodes = [node["name"] for node in m.ontap_nodes(ctx.model)]
+    if not lifs:
+        ctx.error("dataset-peer", ("ontap",), "data sets are copied to a peer cluster, and this cluster has no intercluster_lifs",
+                  f"declare one intercluster LIF per node under ontap.intercluster_lifs (node, port, address): {', '.join(nodes)}")
+        return
+    derived = {lif["address"]: lif for lif in m.intercluster_lifs(ctx.model)}
+    for index, lif in enumerate(lifs):
+        lif = m.as_dict(lif)
+        if lif.get("node") not in nodes:
+            ctx.error("dangling-reference", ("ontap", "intercluster_lifs", index, "node"), f"node {lif.get('node')} is not an ONTAP node",
+                      f"use one of {', '.join(nodes)}")
+        found = derived.get(m.as_str(lif.get("address")) or "")
+        if found is not None and found["network"] is None:
+            ctx.error("dataset-peer", ("ontap", "intercluster_lifs", index, "address"),
+                      f"intercluster LIF address {lif.get('address')} is in no declared network (which gives its netmask)",
+                      "use an address of a declared network (networks.yml), or declare its network")
+    missing = [node for node in nodes if node not in {m.as_dict(lif).get("node") for lif in lifs}]
+    if missing:
+        ctx.error("dataset-peer", ("ontap", "intercluster_lifs"), f"node(s) {', '.join(missing)} have no intercluster LIF",
+                  "declare one per node: a peering through one node fails when that node does")
+
+
 def dataset_consumers(ctx: Context) -> None:
     """Namespaces are DNS-1123 labels, each once; a data set no namespace and no DGX mount uses is a warning."""
     mounted = {m.as_str(m.as_dict(mount).get("dataset")) for mount in m.as_list(m.as_dict(ctx.model.get("compute")).get("mounts"))}
@@ -244,5 +280,5 @@ def dataset_claim_names(ctx: Context) -> None:
                           f"characters, more than Kubernetes' {MAX_KUBERNETES_NAME}", "shorten the data set's or the namespace's name")
 
 
-RULES = (dataset_references, dataset_sizes, dataset_versions, dataset_copies, dataset_consumers, dataset_exports,
+RULES = (dataset_references, dataset_sizes, dataset_versions, dataset_copies, dataset_copy_reach, dataset_consumers, dataset_exports,
          dataset_claim_names, dataset_snapshot_class)

@@ -236,6 +236,25 @@ def data_lifs(model: dict) -> list[dict]:
     return result
 
 
+def intercluster_lifs(model: dict) -> list[dict]:
+    """The cluster's intercluster LIFs: {name, node, port, address, prefix_len, network}, each named
+    <node>_ic<n>; the network that holds the address gives the netmask (None when none does)."""
+    result = []
+    counts: dict[str, int] = {}
+    for entry in as_list(as_dict(model.get("ontap")).get("intercluster_lifs")):
+        entry = as_dict(entry)
+        node, port, address = as_str(entry.get("node")), as_str(entry.get("port")), parse_address(entry.get("address"))
+        if not node or not port or address is None:
+            continue
+        counts[node] = counts.get(node, 0) + 1
+        network = next((name for name, net in networks_by_name(model).items()
+                        if (subnet := parse_subnet(net.get("subnet"), strict=False)) is not None and address in subnet), None)
+        subnet = parse_subnet(as_dict(networks_by_name(model).get(network or "")).get("subnet"), strict=False)
+        result.append({"name": f"{node}_ic{counts[node]}", "node": node, "port": port, "address": str(address),
+                       "prefix_len": subnet.prefixlen if subnet else None, "network": network})
+    return result
+
+
 def _lif(svm, name, node, port, network, address, networks, domain, ipspace, rdma, index) -> dict:
     subnet = parse_subnet(as_dict(networks.get(network or "")).get("subnet"))
     return {"svm": svm, "name": name, "node": node, "port": port, "network": network, "address": address,
@@ -417,6 +436,13 @@ def address_assignments(model: dict) -> list[dict]:
         if isinstance(node, dict):
             add(node.get("mgmt_address"), None, ("ontap", "nodes", index, "mgmt_address"), node.get("name"), "node_mgmt",
                 f"node {node.get('name')}")
+    # Intercluster LIFs, like management addresses, name no network of their own.
+    derived_intercluster = intercluster_lifs(model)
+    for index, lif in enumerate(as_list(ontap.get("intercluster_lifs"))):
+        lif = as_dict(lif)
+        name = next((d["name"] for d in derived_intercluster if d["address"] == as_str(lif.get("address"))), "intercluster")
+        add(lif.get("address"), None, ("ontap", "intercluster_lifs", index, "address"), f"{lif.get('node')} {lif.get('port')}",
+            name, f"intercluster LIF {name}")
     lifs = data_lifs(model)
     for index, svm in enumerate(as_list(ontap.get("svms"))):
         if not isinstance(svm, dict):

@@ -7,6 +7,7 @@ import ssl
 import stat
 from typing import Any
 
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import model as datasets_model
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.findings import Finding
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import display_path
@@ -36,6 +37,8 @@ def secrets(ctx: Context) -> None:
         needed["vault_ontap_dataops_password"] = ("ontap", "svms")
     if ctx.switches:
         needed["vault_switch_admin_password"] = ("groups", "switches")
+    for copy_peer in sorted({copy["peer"] for copy in datasets_model.copies(ctx.model)}):
+        needed[datasets_model.peer_password_variable(copy_peer)] = ("ontap", "peers")
     if any(m.as_dict(b).get("driver") == "azure-netapp-files" for b in m.as_list(m.as_dict(ctx.model.get("trident")).get("backends"))):
         needed["vault_trident_anf_client_secret"] = ("trident", "backends")
     known = set(ctx.site.secrets) | set(ctx.site.plaintext_secrets)
