@@ -100,7 +100,10 @@ def test_a_new_cluster_needs_everything_the_model_has():
 def test_the_managed_objects_of_the_lab_pod():
     counts = ontap_plan.managed_objects(LAB_MODEL)
     assert counts["lifs"] == 9 and counts["vlan_ports"] == 6 and counts["flexgroups"] == 2
-    assert counts["qos_policies"] == 1 and counts["dataset_volumes"] == 1 and counts["tool_accounts"] == 2 and sum(counts.values()) == 34
+    assert counts["qos_policies"] == 1 and counts["dataset_volumes"] == 1 and counts["tool_accounts"] == 2
+    # The copy of imagenet on lab-dr: two intercluster LIFs, a cluster peer, an SVM peer, the relationship.
+    assert (counts["intercluster_lifs"], counts["cluster_peers"], counts["svm_peers"], counts["dataset_copies"]) == (2, 1, 1, 1)
+    assert sum(counts.values()) == 39
 
 
 # ---------------------------------------------------------------------------- drift

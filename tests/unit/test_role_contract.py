@@ -8,7 +8,7 @@ from project_paths import REPO
 
 ROLES = REPO / "ansible_collections" / "ontap_ai" / "pod" / "roles"
 DEVICE_ROLES = ("switch_nxos", "switch_cumulus", "ontap_cluster_network", "ontap_svm", "ontap_lifs", "ontap_exports",
-                "ontap_flexgroups", "ontap_accounts", "dgx_node", "trident", "kubernetes_datasets")
+                "ontap_flexgroups", "ontap_accounts", "ontap_protection", "dgx_node", "trident", "kubernetes_datasets")
 
 
 @pytest.mark.parametrize("role", DEVICE_ROLES)

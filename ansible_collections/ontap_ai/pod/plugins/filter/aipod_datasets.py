@@ -1,8 +1,8 @@
 """Filters that hand the data set roles values derived from the site model.
 
-Docs: aipod_dataset_claims.yml, aipod_dataset_pending.yml, aipod_judge_dataset_claims.yml and
-aipod_dataops_config.yml beside this file. The derivations live in plugins/plugin_utils/aipod_datasets/
-(kubernetes.py, toolkit.py).
+Docs: aipod_dataset_claims.yml, aipod_dataset_pending.yml, aipod_judge_dataset_claims.yml,
+aipod_dataops_config.yml and aipod_dataset_copy_peers.yml beside this file. The derivations live in
+plugins/plugin_utils/aipod_datasets/ (kubernetes.py, toolkit.py, model.py).
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import model as datasets_model
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets.kubernetes import claims, judge_claims, pending
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets.toolkit import toolkit_config
 
@@ -29,6 +30,14 @@ def aipod_dataops_config(model: Mapping, svm: str | None = None) -> dict[str, An
     return toolkit_config(dict(model), svm or None)
 
 
+def aipod_dataset_copy_peers(model: Mapping) -> list[dict[str, Any]]:
+    if not isinstance(model, Mapping) or "hosts" not in model:
+        raise AnsibleFilterError("aipod_dataset_copy_peers: expected the site model (hostvars | ontap_ai.pod.aipod_model(groups)), "
+                                 f"got {type(model).__name__}")
+    peers = datasets_model.peers(dict(model))
+    return [peers[name] for name in sorted({copy["peer"] for copy in datasets_model.copies(dict(model))})]
+
+
 def aipod_dataset_pending(plan: Mapping, live: Mapping, field_manager: str) -> list[dict[str, Any]]:
     return pending(dict(plan), dict(live), field_manager)
 
@@ -44,6 +53,7 @@ class FilterModule:
         return {
             "aipod_dataset_claims": aipod_dataset_claims,
             "aipod_dataops_config": aipod_dataops_config,
+            "aipod_dataset_copy_peers": aipod_dataset_copy_peers,
             "aipod_dataset_pending": aipod_dataset_pending,
             "aipod_judge_dataset_claims": aipod_judge_dataset_claims,
         }

@@ -25,6 +25,19 @@ def aipod_ontap_compare(model: Mapping, ontap_info: Any, area: str, options: Map
     return ontap_plan.compare(_model(model, "aipod_ontap_compare"), dict(ontap_info or {}), area, dict(options or {}))
 
 
+def aipod_peer_reads(results: Any) -> dict:
+    """na_ontap_rest_info results of a loop over peer clusters -> their ontap_info keyed peers/<peer>/<api>."""
+    if not isinstance(results, list):
+        raise AnsibleFilterError("aipod_peer_reads: expected the results of a loop of na_ontap_rest_info over peers")
+    found: dict[str, Any] = {}
+    for result in results:
+        name = ((result or {}).get("item") or {}).get("name")
+        for api, subset in ((result or {}).get("ontap_info") or {}).items():
+            if name:
+                found[f"peers/{name}/{api}"] = subset
+    return found
+
+
 def aipod_ontap_objects(model: Mapping, options: Mapping | None = None) -> dict:
     """How many ONTAP objects the storage roles manage for the model, by kind."""
     return ontap_plan.managed_objects(_model(model, "aipod_ontap_objects"), dict(options or {}))
@@ -58,4 +71,4 @@ class FilterModule:
 
     def filters(self):
         return {"aipod_ontap_compare": aipod_ontap_compare, "aipod_ontap_objects": aipod_ontap_objects,
-                "aipod_ontap_transient": aipod_ontap_transient}
+                "aipod_ontap_transient": aipod_ontap_transient, "aipod_peer_reads": aipod_peer_reads}

@@ -589,9 +589,104 @@ def plan_accounts(model: dict, info: Any, options: dict | None = None) -> dict:
 
 # Plan entries that are not changes: refusals, the tools' logins to try, and data set volumes the
 # model no longer has (left as they are).
+# ---------------------------------------------------------------------------- copies on peer clusters
+PEERING_APPLICATIONS = ["snapmirror", "flexcache"]
+INTERCLUSTER_POLICY = "default-intercluster"
+
+
+def peer_records(info: Any, peer: str, api: str) -> list[dict]:
+    """Records read on a peer cluster: the role keys them peers/<peer>/<api> in the info it hands on."""
+    return records(info, f"peers/{peer}/{api}")
+
+
+def plan_protection(model: dict, info: Any, options: dict | None = None) -> dict:
+    """What the data sets' copies on peer clusters need: this cluster's intercluster LIFs, a cluster
+    peer with each peer cluster a copy goes to, the SVM peers, and the SnapMirror relationships on
+    the peers (their destinations). A peering or a relationship in a state the bundle does not
+    repair (half made, pending, broken off, quiesced, mirroring another volume) is refused."""
+    plan: dict[str, list] = {"intercluster_lifs": [], "cluster_peers": [], "svm_peers": [], "relationships": [], "errors": []}
+    local_lifs = m.intercluster_lifs(model)
+    current_lifs = records(info, "network/ip/interfaces")
+    for lif in local_lifs:
+        want = {"interface_name": lif["name"], "home_node": lif["node"], "home_port": lif["port"], "address": lif["address"],
+                "netmask": str(lif["prefix_len"]), "service_policy": INTERCLUSTER_POLICY, "ipspace": "Default"}
+        after = {"address": lif["address"], "home_port": lif["port"], "service_policy": INTERCLUSTER_POLICY}
+        current = next((c for c in current_lifs if c.get("name") == lif["name"]), None)
+        if current is None:
+            plan["intercluster_lifs"].append(_item(lif["name"], "create", want, _changes({}, after)))
+            continue
+        changes = _changes({"address": dig(current, "ip.address"), "home_port": dig(current, "location.home_port.name"),
+                            "service_policy": dig(current, "service_policy.name")}, after)
+        if changes:
+            plan["intercluster_lifs"].append(_item(lif["name"], "modify", want, changes))
+    copies = datasets.copies(model)
+    known = datasets.peers(model)
+    local = datasets.local_cluster(model)
+    for name in sorted({copy["peer"] for copy in copies}):
+        peer = known[name]
+        connection = {"hostname": peer["mgmt_address"], "http_port": peer["https_port"], "username": peer["admin_user"],
+                      "password_variable": peer["password_variable"]}
+        want = {"source_intercluster_lifs": [lif["address"] for lif in local_lifs], "dest_intercluster_lifs": peer["addresses"],
+                "source_cluster_name": local, "dest_cluster_name": name, "peer": connection}
+        current = next((p for p in records(info, "cluster/peers") if dig(p, "remote.name") == name or p.get("name") == name
+                        or sorted(m.as_list(dig(p, "remote.ip_addresses"))) == sorted(peer["addresses"])), None)
+        theirs = next((p for p in peer_records(info, name, "cluster/peers") if dig(p, "remote.name") == local
+                       or p.get("name") == local), None)
+        if current is None and theirs is None:
+            plan["cluster_peers"].append(_item(name, "create", want, _changes({}, {"peer": name, "addresses": peer["addresses"]})))
+        elif current is None or theirs is None or dig(current, "status.state") != "available":
+            where = "this cluster" if current is not None else name
+            state = dig(current if current is not None else theirs, "status.state")
+            plan["errors"].append(f"the cluster peering with {name} is half made or not available (an offer on {where} only, "
+                                  f"state {state}): complete it by hand (cluster peer create on the other side with the same "
+                                  "passphrase, or delete the offer), then run again")
+    for source_svm, name, svm in sorted({(c["source_svm"], c["peer"], c["svm"]) for c in copies}):
+        peer = known[name]
+        key = f"{source_svm}:{name}:{svm}"
+        want = {"vserver": source_svm, "peer_vserver": svm, "peer_cluster": name, "applications": PEERING_APPLICATIONS,
+                "peer": {"hostname": peer["mgmt_address"], "http_port": peer["https_port"], "username": peer["admin_user"],
+                         "password_variable": peer["password_variable"]}}
+        current = next((p for p in records(info, "svm/peers") if dig(p, "svm.name") == source_svm and dig(p, "peer.svm.name") == svm
+                        and dig(p, "peer.cluster.name") == name), None)
+        if current is None:
+            plan["svm_peers"].append(_item(key, "create", want, _changes({}, {"state": "peered", "applications": PEERING_APPLICATIONS})))
+        elif current.get("state") != "peered":
+            plan["errors"].append(f"SVM peer {source_svm} -> {name}:{svm} is {current.get('state')}: accept it on {name} "
+                                  "(vserver peer accept) or delete it, then run again")
+        elif not set(PEERING_APPLICATIONS) <= set(m.as_list(current.get("applications"))):
+            plan["errors"].append(f"SVM peer {source_svm} -> {name}:{svm} serves {', '.join(m.as_list(current.get('applications')))}: "
+                                  f"add {', '.join(PEERING_APPLICATIONS)} (vserver peer modify -applications) and run again")
+    for copy in copies:
+        peer = known[copy["peer"]]
+        key = f"{copy['peer']}:{copy['destination_path']}"
+        want = {"source_path": copy["source_path"], "source_cluster": local, "destination_path": copy["destination_path"],
+                "policy": copy["policy"], "schedule": copy["schedule"],
+                "peer": {"hostname": peer["mgmt_address"], "http_port": peer["https_port"], "username": peer["admin_user"],
+                         "password_variable": peer["password_variable"]}}
+        after = {"source": copy["source_path"], "policy": copy["policy"], "schedule": copy["schedule"], "state": "snapmirrored"}
+        current = next((r for r in peer_records(info, copy["peer"], "snapmirror/relationships")
+                        if dig(r, "destination.path") == copy["destination_path"]), None)
+        if current is None:
+            plan["relationships"].append(_item(key, "create", want, _changes({}, after)))
+            continue
+        if dig(current, "source.path") != copy["source_path"]:
+            plan["errors"].append(f"{copy['peer']}:{copy['destination_path']} mirrors {dig(current, 'source.path')}, not data set "
+                                  f"{copy['dataset']}: give the copy another SVM, or release that relationship by hand")
+            continue
+        if current.get("state") in ("broken_off", "paused"):
+            plan["errors"].append(f"the copy of data set {copy['dataset']} on {copy['peer']} is {current.get('state')}: an operator "
+                                  "broke or quiesced it (a failover, a test); resync or resume it by hand, then run again")
+            continue
+        changes = _changes({"source": dig(current, "source.path"), "policy": dig(current, "policy.name"),
+                            "schedule": dig(current, "transfer_schedule.name"), "state": current.get("state")}, after)
+        if changes:
+            plan["relationships"].append(_item(key, "modify", want, changes))
+    return plan
+
+
 NOT_CHANGES = ("errors", "logins", "left")
 PLANNERS = {"network": plan_network, "svms": plan_svms, "lifs": plan_lifs, "exports": plan_exports,
-            "flexgroups": plan_flexgroups, "accounts": plan_accounts}
+            "flexgroups": plan_flexgroups, "accounts": plan_accounts, "protection": plan_protection}
 
 
 def plan(model: dict, info: Any, area: str, options: dict | None = None) -> dict:
@@ -616,7 +711,7 @@ def plan(model: dict, info: Any, area: str, options: dict | None = None) -> dict
 
 # What a refusal of each area names as its object.
 AREA_OBJECTS = {"network": "cluster network", "svms": "svms", "lifs": "lifs", "exports": "exports",
-                "flexgroups": "flexgroups", "accounts": "accounts"}
+                "flexgroups": "flexgroups", "accounts": "accounts", "protection": "copies"}
 
 
 def compare(model: dict, info: Any, area: str, options: dict | None = None) -> dict:
@@ -671,4 +766,8 @@ def managed_objects(model: dict, options: dict | None = None) -> dict[str, int]:
         "dataset_volumes": len(datasets.volumes(model)),
         "tool_roles": len({(a["svm"], a["role"]) for a in tool_accounts(model)}),
         "tool_accounts": len(tool_accounts(model)),
+        "intercluster_lifs": len(m.intercluster_lifs(model)),
+        "cluster_peers": len({copy["peer"] for copy in datasets.copies(model)}),
+        "svm_peers": len({(copy["source_svm"], copy["peer"], copy["svm"]) for copy in datasets.copies(model)}),
+        "dataset_copies": len(datasets.copies(model)),
     }
