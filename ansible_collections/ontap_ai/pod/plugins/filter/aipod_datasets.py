@@ -1,8 +1,9 @@
 """Filters that hand the data set roles values derived from the site model.
 
 Docs: aipod_dataset_claims.yml, aipod_dataset_pending.yml, aipod_judge_dataset_claims.yml,
-aipod_dataops_config.yml and aipod_dataset_copy_peers.yml beside this file. The derivations live in
-plugins/plugin_utils/aipod_datasets/ (kubernetes.py, toolkit.py, model.py).
+aipod_dataops_config.yml, aipod_dataset_copy_peers.yml and aipod_judge_dataset_copies.yml beside this
+file. The derivations live in plugins/plugin_utils/aipod_datasets/ (kubernetes.py, toolkit.py, model.py,
+copies.py).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import copies as datasets_copies
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import model as datasets_model
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets.kubernetes import claims, judge_claims, pending
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets.toolkit import toolkit_config
@@ -38,6 +40,12 @@ def aipod_dataset_copy_peers(model: Mapping) -> list[dict[str, Any]]:
     return [peers[name] for name in sorted({copy["peer"] for copy in datasets_model.copies(dict(model))})]
 
 
+def aipod_judge_dataset_copies(relationships: Any, model: Mapping) -> list[dict[str, str]]:
+    if not isinstance(model, Mapping) or "hosts" not in model:
+        raise AnsibleFilterError("aipod_judge_dataset_copies: expected the site model as its argument")
+    return datasets_copies.judge(dict(model), list(relationships or []))
+
+
 def aipod_dataset_pending(plan: Mapping, live: Mapping, field_manager: str) -> list[dict[str, Any]]:
     return pending(dict(plan), dict(live), field_manager)
 
@@ -56,4 +64,5 @@ class FilterModule:
             "aipod_dataset_copy_peers": aipod_dataset_copy_peers,
             "aipod_dataset_pending": aipod_dataset_pending,
             "aipod_judge_dataset_claims": aipod_judge_dataset_claims,
+            "aipod_judge_dataset_copies": aipod_judge_dataset_copies,
         }
