@@ -106,6 +106,20 @@ def test_a_copy_changed_by_hand_is_put_back_and_one_broken_off_is_left_to_an_ope
     assert refusal["action"] == "refuse" and "broken_off" in refusal["reason"] and "by hand" in refusal["reason"]
 
 
+def test_an_svm_peering_left_offered_is_accepted_on_the_peer(clusters):
+    local, peer = clusters
+    converge(local, peer)
+    [offer] = local.records("svm/peers", fields="uuid")
+    peer.patch(f"svm/peers/{offer['uuid']}", {"state": "suspended"})
+    local.patch(f"svm/peers/{offer['uuid']}", {"state": "suspended"})
+    # Back to a state a lost answer leaves: offered here, pending there.
+    local.api.state.get("svm_peers", offer["uuid"])["state"] = "initiated"
+    peer.api.state.get("svm_peers", offer["uuid"])["state"] = "pending"
+    result = ontap_plan.plan(LAB_MODEL, read(local, peer), "protection")
+    assert result["errors"] == [] and kinds(result) == {"svm_peers": ["modify lab-data:lab-dr:dr-data"]}
+    assert result["svm_peers"][0]["want"]["uuid"] == offer["uuid"]
+
+
 def test_a_half_made_peering_is_refused_with_what_to_do(clusters):
     local, peer = clusters
     assert local.post("network/ip/interfaces", {"name": "ic1", "ip": {"address": "127.0.10.21", "netmask": "8"},

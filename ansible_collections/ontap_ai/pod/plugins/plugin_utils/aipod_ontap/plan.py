@@ -650,6 +650,10 @@ def plan_protection(model: dict, info: Any, options: dict | None = None) -> dict
                         and dig(p, "peer.cluster.name") == name), None)
         if current is None:
             plan["svm_peers"].append(_item(key, "create", want, _changes({}, {"state": "peered", "applications": PEERING_APPLICATIONS})))
+        elif current.get("state") == "initiated":
+            # Offered by this cluster, never accepted (a run stopped between the two): accepted on the peer.
+            plan["svm_peers"].append(_item(key, "modify", dict(want, uuid=current.get("uuid")),
+                                           _changes({"state": "initiated"}, {"state": "peered"})))
         elif current.get("state") != "peered":
             plan["errors"].append(f"SVM peer {source_svm} -> {name}:{svm} is {current.get('state')}: accept it on {name} "
                                   "(vserver peer accept) or delete it, then run again")
