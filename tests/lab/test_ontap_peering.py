@@ -18,7 +18,16 @@ from collections.abc import Iterator
 import pytest
 from netapp_ontap import HostConnection
 from netapp_ontap.error import NetAppRestError
-from netapp_ontap.resources import ClusterPeer, SnapmirrorRelationship, SnapmirrorTransfer, Snapshot, SvmPeer, Volume
+from netapp_ontap.resources import (
+    ClusterPeer,
+    Flexcache,
+    FlexcacheOrigin,
+    SnapmirrorRelationship,
+    SnapmirrorTransfer,
+    Snapshot,
+    SvmPeer,
+    Volume,
+)
 from ontap_lab.api import Api
 from ontap_lab.fabric import Fabric
 from ontap_lab.seed import seed_state, set_admin_password
@@ -222,6 +231,20 @@ PEERING_PLAY = """
         update: false
         transferring_time_out: 0
         time_out: 60
+    - name: Cache the data set on the peer (prepopulated once)
+      netapp.ontap.na_ontap_flexcache:
+        hostname: "{{ peer.hostname }}"
+        http_port: "{{ peer.http_port }}"
+        name: imagenet_cache
+        vserver: dr-data
+        origin_volume: imagenet
+        origin_vserver: lab-data
+        origin_cluster: lab-ontap
+        junction_path: /imagenet_cache
+        size: 2
+        size_unit: gb
+        prepopulate: {dir_paths: [/], force_prepopulate_if_already_created: false}
+        time_out: 30
 """
 
 
@@ -240,13 +263,13 @@ def play(tmp_path, connections) -> dict[str, int]:
     return {"ok": int(found[1]), "changed": int(found[2])}
 
 
-def test_netapp_s_own_modules_peer_mirror_and_change_nothing_the_second_time(tmp_path, fabric, connections):
+def test_netapp_s_own_modules_peer_mirror_cache_and_change_nothing_the_second_time(tmp_path, fabric, connections):
     """na_ontap_cluster_peer offers on both sides, na_ontap_vserver_peer creates on one and accepts on the
-    other, na_ontap_snapmirror makes and initializes the copy on the peer."""
+    other, na_ontap_snapmirror makes and initializes the copy on the peer, na_ontap_flexcache a cache there."""
     status, body = Client(fabric[0]).post("storage/volumes", {"name": "imagenet", "svm": {"name": "lab-data"}, "size": 4 * 1024 ** 3,
                                                               "aggregates": [{"name": "lab_ontap_01_ssd_1"}]}, return_timeout=30)
     assert status in (201, 202), body
-    assert play(tmp_path, connections)["changed"] == 3
+    assert play(tmp_path, connections)["changed"] == 4
     for connection, remote in zip(connections, ("lab-dr", "lab-ontap")):
         [record] = peers_of(connection)
         assert (record.remote.name, record.status.state, record.encryption.state) == (remote, "available", "tls_psk")
@@ -256,6 +279,8 @@ def test_netapp_s_own_modules_peer_mirror_and_change_nothing_the_second_time(tmp
     with connections[1]:
         mirror = SnapmirrorRelationship.find(**{"destination.path": "dr-data:imagenet_dr"}, fields="state,healthy,transfer_schedule")
         assert (mirror.state, mirror.healthy, mirror.transfer_schedule.name) == ("snapmirrored", True, "hourly")
+        [cache] = Flexcache.get_collection(fields="origins,path")
+        assert (cache.path, cache.origins[0].volume.name, cache.origins[0].cluster.name) == ("/imagenet_cache", "imagenet", "lab-ontap")
     assert play(tmp_path, connections)["changed"] == 0
 
 
@@ -336,3 +361,40 @@ def test_a_snapmirror_copy_ontap_would_refuse_is_refused(fabric):
     assert status in (201, 202), body
     status, body = b.post("snapmirror/relationships", {"source": {"path": "lab-data:imagenet"}, "destination": {"path": "dr-data:taken"}})
     assert status == 400 and "not a data protection" in body["error"]["message"]
+
+
+def test_a_cache_on_the_peer_fronts_the_data_set_and_holds_its_origin(fabric, tmp_path, monkeypatch):
+    a, b = peered(fabric)
+    for variable in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):
+        monkeypatch.delenv(variable, raising=False)
+    from ontap_lab.pki import ensure_pki
+
+    ensure_pki(str(tmp_path / "pki"), ["127.0.0.1", "127.0.0.2"], ["localhost"])
+    with served(fabric[1], tmp_path / "peer", tmp_path / "pki", "127.0.0.2") as cache_side, \
+            served(fabric[0], tmp_path / "local", tmp_path / "pki", "127.0.0.1") as origin_side:
+        with cache_side:
+            with pytest.raises(NetAppRestError, match="does not exist in the origin volume"):
+                Flexcache(name="imagenet_cache", svm={"name": "dr-data"}, path="/imagenet_cache",
+                          origins=[{"volume": {"name": "imagenet"}, "svm": {"name": "lab-data"}}],
+                          prepopulate={"dir_paths": ["/train"]}).post()
+            assert list(Volume.get_collection(name="imagenet_cache")) == []
+            Flexcache(name="imagenet_cache", svm={"name": "dr-data"}, path="/imagenet_cache", size=2 * 1024 ** 3,
+                      origins=[{"volume": {"name": "imagenet"}, "svm": {"name": "lab-data"}}],
+                      prepopulate={"dir_paths": ["/"]}).post()
+            cache = Flexcache.find(name="imagenet_cache", fields="origins,path,size,svm")
+            assert (cache.path, cache.size, cache.svm.name) == ("/imagenet_cache", 2 * 1024 ** 3, "dr-data")
+            [origin] = cache.origins
+            assert (origin.cluster.name, origin.svm.name, origin.volume.name, origin.state) == (
+                "lab-ontap", "lab-data", "imagenet", "online")
+            assert Volume.find(name="imagenet_cache", fields="flexcache_endpoint_type").flexcache_endpoint_type == "cache"
+        with origin_side:
+            [found] = FlexcacheOrigin.get_collection(fields="flexcaches,name")
+            assert found.name == "imagenet" and found.flexcaches[0].volume.name == "imagenet_cache"
+            assert found.flexcaches[0].cluster.name == "lab-dr"
+            with pytest.raises(NetAppRestError, match="origin of FlexCache"):
+                Volume.find(name="imagenet", svm="lab-data").delete()
+    status, body = b.post("svm/svms", {"name": "dr-cache", "aggregates": [{"name": "lab_dr_01_ssd_1"}]}, return_timeout=30)
+    assert status in (201, 202), body
+    status, body = b.post("storage/flexcache/flexcaches", {"name": "other", "svm": {"name": "dr-cache"},
+                                                           "origins": [{"volume": {"name": "imagenet"}, "svm": {"name": "lab-data"}}]})
+    assert status == 400 and "not peered" in body["error"]["message"]

@@ -56,7 +56,7 @@ GOLDEN = REPO / "tests" / "golden" / "ontap_lab_converged.json"
 # APIs real ONTAP serves and this endpoint knowingly does not (docs/lab-ontap-endpoint.md).
 UNSERVED = ("private/cli/volume", "private/cli/vserver/nfs", "storage/qtrees", "storage/quota/rules",
             "name-services/dns", "network/ip/routes", "cluster/licensing/licenses", "storage/disks", "cluster/metrics",
-            "support/ems/events", "protocols/cifs/services", "storage/luns", "storage/flexcache/flexcaches",
+            "support/ems/events", "protocols/cifs/services", "storage/luns",
             f"storage/volumes/{'0' * 8}-0000-0000-0000-{'0' * 12}/files")
 
 

@@ -53,6 +53,8 @@ SCHEMAS = {
     "snapmirror_policies": ("resources.snapmirror_policy", "SnapmirrorPolicySchema"),
     "snapmirror_relationships": ("resources.snapmirror_relationship", "SnapmirrorRelationshipSchema"),
     "snapmirror_transfers": ("resources.snapmirror_transfer", "SnapmirrorTransferSchema"),
+    "flexcaches": ("resources.flexcache", "FlexcacheSchema"),
+    "flexcache_origins": ("resources.flexcache_origin", "FlexcacheOriginSchema"),
 }
 
 

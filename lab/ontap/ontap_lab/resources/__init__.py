@@ -195,10 +195,10 @@ def check_enum_list(values: Any, allowed: set[str], field: str) -> None:
 
 
 def build_routes() -> list[tuple[re.Pattern, Any]]:
-    from . import cluster, network, peering, security, snapmirror, snapshots, storage, svm
+    from . import cluster, flexcache, network, peering, security, snapmirror, snapshots, storage, svm
 
     resources: list[Any] = []
-    for module in (cluster, network, svm, storage, snapshots, security, peering, snapmirror):
+    for module in (cluster, network, svm, storage, snapshots, security, peering, snapmirror, flexcache):
         resources.extend(module.RESOURCES)
     # Longer paths first so that a sub-collection wins over its parent's key pattern.
     resources.sort(key=lambda resource: -len(resource.path))

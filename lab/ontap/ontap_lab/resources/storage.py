@@ -491,6 +491,13 @@ class Volumes(Collection):
             raise conflict("FlexGroup constituents cannot be deleted individually.", 917847)
         if clones_of_volume(state, record):
             raise conflict("Failed to delete volume because it has one or more clones.", 524615)
+        from .flexcache import caches_of
+
+        if caches_of(context.api, record["uuid"]):
+            raise conflict(f'Volume "{record["name"]}" is the origin of FlexCache volumes: delete them first.', 66846784)
+        if any(relationship["_volumes"]["source"] == record["uuid"] for api in context.api.fabric.apis
+               for relationship in api.state.records("snapmirror_relationships")):
+            raise conflict(f'Volume "{record["name"]}" is the source of a SnapMirror relationship: release it first.', 13303846)
         path = (record.get("nas") or {}).get("path")
         beneath = [v for v in siblings if path and ((v.get("nas") or {}).get("path") or "").startswith(path.rstrip("/") + "/")]
         if beneath:
@@ -502,6 +509,7 @@ class Volumes(Collection):
             state.remove("volumes", part["uuid"])
         forget_snapshots(state, record)
         state.remove("volumes", record["uuid"])
+        state.remove("flexcaches", record["uuid"])  # a FlexCache goes with its volume
 
 
 # ---------------------------------------------------------------------------- snapshot policies
