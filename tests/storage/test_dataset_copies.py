@@ -1,8 +1,8 @@
-"""A data set's SnapMirror copy on the lab's peer cluster, made by the storage layer.
+"""A data set's SnapMirror copy and its cache on the lab's peer cluster, made by the storage layer.
 
 A private lab serves the lab cluster and its peer lab-dr in one process (docs/lab-ontap-endpoint.md).
-playbooks/storage.yml peers them, peers the SVMs and makes the copy on the peer with NetApp's own
-modules; a second run changes nothing; a schedule changed by hand on the peer is pending in a
+playbooks/storage.yml peers them, peers the SVMs and makes the copy and the cache on the peer with
+NetApp's own modules; a second run changes nothing; a schedule changed by hand on the peer is pending in a
 check run and put back by the next; a copy broken off on the peer stops the layer with what to do.
 """
 from __future__ import annotations
@@ -40,6 +40,9 @@ def test_the_storage_layer_makes_the_data_sets_copy_on_the_peer_and_keeps_it(pri
     assert (copy["policy"]["name"], copy["transfer_schedule"]["name"]) == ("MirrorAllSnapshots", "hourly")
     peers = private_lab.records("/api/cluster/peers?fields=*")
     assert [(p["name"], p["status"]["state"], p["encryption"]["state"]) for p in peers] == [("lab-dr", "available", "tls_psk")]
+    [cache] = on_peer(private_lab, "GET", "storage/flexcache/flexcaches", params={"fields": "*"})["records"]
+    assert (cache["name"], cache["svm"]["name"], cache["path"], cache["origins"][0]["volume"]["name"]) == (
+        "imagenet_cache", "dr-cache", "/imagenet_cache", "imagenet")
     lifs = private_lab.records("/api/network/ip/interfaces?service_policy.name=default-intercluster&fields=name,ip")
     assert sorted((lif["name"], lif["ip"]["address"]) for lif in lifs) == [
         ("lab-ontap-01_ic1", "127.0.10.21"), ("lab-ontap-02_ic1", "127.0.10.22")]

@@ -22,7 +22,7 @@ def test_lag_time_reads_as_ontap_writes_it(text, seconds):
 
 
 def test_a_current_healthy_copy_passes():
-    [check] = copies.judge(LAB_MODEL, [relationship()])
+    [_cache, check] = copies.judge(LAB_MODEL, [relationship()])
     assert (check["name"], check["status"]) == ("copy of data set imagenet on lab-dr", "pass")
     assert "PT0H12M5S behind (schedule hourly)" in check["detail"]
 
@@ -33,14 +33,24 @@ def test_a_current_healthy_copy_passes():
     ({"healthy": False, "unhealthy_reason": [{"message": "Transfer failed."}]}, "unhealthy: Transfer failed."),
 ])
 def test_a_copy_behind_broken_or_unhealthy_fails(changes, words):
-    [check] = copies.judge(LAB_MODEL, [relationship(**changes)])
+    [_cache, check] = copies.judge(LAB_MODEL, [relationship(**changes)])
     assert check["status"] == "fail" and words in check["detail"]
 
 
 def test_a_missing_copy_fails_and_an_unknown_schedule_is_not_judged():
-    [check] = copies.judge(LAB_MODEL, [])
+    [_cache, check] = copies.judge(LAB_MODEL, [])
     assert check["status"] == "fail" and "no SnapMirror relationship to dr-data:imagenet" in check["detail"]
     model = copy.deepcopy(LAB_MODEL)
     model["datasets"][0]["protection"]["snapmirror"]["schedule"] = "fortnightly"
-    [check] = copies.judge(model, [relationship(lag_time="P20D")])
+    [_cache, check] = copies.judge(model, [relationship(lag_time="P20D")])
     assert check["status"] == "pass" and "lag not judged" in check["detail"]
+
+
+def test_a_cache_passes_in_front_of_an_online_origin_and_fails_missing_or_offline():
+    cache = {"name": "imagenet_cache", "svm": {"name": "dr-cache"}, "origins": [{"state": "online"}]}
+    [check, _copy] = copies.judge(LAB_MODEL, [relationship()], [cache])
+    assert (check["name"], check["status"]) == ("cache of data set imagenet on lab-dr", "pass")
+    [check, _copy] = copies.judge(LAB_MODEL, [relationship()], [dict(cache, origins=[{"state": "offline"}])])
+    assert check["status"] == "fail" and "is offline" in check["detail"]
+    [check, _copy] = copies.judge(LAB_MODEL, [relationship()], [])
+    assert check["status"] == "fail" and "no FlexCache volume dr-cache:imagenet_cache on lab-dr" in check["detail"]

@@ -102,8 +102,8 @@ def test_the_managed_objects_of_the_lab_pod():
     assert counts["lifs"] == 9 and counts["vlan_ports"] == 6 and counts["flexgroups"] == 2
     assert counts["qos_policies"] == 1 and counts["dataset_volumes"] == 1 and counts["tool_accounts"] == 2
     # The copy of imagenet on lab-dr: two intercluster LIFs, a cluster peer, an SVM peer, the relationship.
-    assert (counts["intercluster_lifs"], counts["cluster_peers"], counts["svm_peers"], counts["dataset_copies"]) == (2, 1, 1, 1)
-    assert sum(counts.values()) == 39
+    assert (counts["intercluster_lifs"], counts["cluster_peers"], counts["svm_peers"], counts["dataset_copies"]) == (2, 1, 2, 1)
+    assert counts["dataset_caches"] == 1 and sum(counts.values()) == 41
 
 
 # ---------------------------------------------------------------------------- drift

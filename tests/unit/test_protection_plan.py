@@ -35,8 +35,9 @@ def clusters() -> tuple[Client, Client]:
 
 def read(local: Client, peer: Client) -> dict:
     info = {api: {"records": local.records(api, fields="*")} for api in ("network/ip/interfaces", "cluster/peers", "svm/peers")}
+    info["storage/flexcache/flexcaches"] = {"records": local.records("storage/flexcache/flexcaches", fields="*")}
     info.update({f"peers/lab-dr/{api}": {"records": peer.records(api, fields="*")}
-                 for api in ("cluster/peers", "snapmirror/relationships")})
+                 for api in ("cluster/peers", "snapmirror/relationships", "storage/flexcache/flexcaches")})
     return info
 
 
@@ -74,6 +75,13 @@ def converge(local: Client, peer: Client) -> None:
             "transfer_schedule": {"name": want["schedule"]}, "create_destination": {"enabled": True}, "state": "snapmirrored"},
             return_timeout=30)
         assert status in (201, 202), body
+    for item in result["caches"]:
+        want = item["want"]
+        status, body = peer.post("storage/flexcache/flexcaches", {
+            "name": want["name"], "svm": {"name": want["vserver"]}, "path": want["junction_path"], "size": want["size"],
+            "origins": [{"volume": {"name": want["origin_volume"]}, "svm": {"name": want["origin_vserver"]}}],
+            "prepopulate": {"dir_paths": want["prepopulate"]}}, return_timeout=30)
+        assert status in (201, 202), body
 
 
 def test_a_new_pair_of_clusters_needs_the_whole_chain_then_nothing(clusters):
@@ -81,8 +89,11 @@ def test_a_new_pair_of_clusters_needs_the_whole_chain_then_nothing(clusters):
     result = ontap_plan.plan(LAB_MODEL, read(local, peer), "protection")
     assert result["errors"] == []
     assert kinds(result) == {"intercluster_lifs": ["create lab-ontap-01_ic1", "create lab-ontap-02_ic1"],
-                             "cluster_peers": ["create lab-dr"], "svm_peers": ["create lab-data:lab-dr:dr-data"],
-                             "relationships": ["create lab-dr:dr-data:imagenet"]}
+                             "cluster_peers": ["create lab-dr"],
+                             "svm_peers": ["create lab-data:lab-dr:dr-cache", "create lab-data:lab-dr:dr-data"],
+                             "relationships": ["create lab-dr:dr-data:imagenet"], "caches": ["create lab-dr:dr-cache:imagenet_cache"]}
+    [cache] = result["caches"]
+    assert (cache["want"]["junction_path"], cache["want"]["size"], cache["want"]["prepopulate"]) == ("/imagenet_cache", 1024 ** 4, ["/"])
     [mirror] = result["relationships"]
     assert (mirror["want"]["source_path"], mirror["want"]["policy"], mirror["want"]["schedule"]) == (
         "lab-data:imagenet", "MirrorAllSnapshots", "hourly")
@@ -109,7 +120,7 @@ def test_a_copy_changed_by_hand_is_put_back_and_one_broken_off_is_left_to_an_ope
 def test_an_svm_peering_left_offered_is_accepted_on_the_peer(clusters):
     local, peer = clusters
     converge(local, peer)
-    [offer] = local.records("svm/peers", fields="uuid")
+    [offer] = local.records("svm/peers", fields="uuid", **{"peer.svm.name": "dr-data"})
     peer.patch(f"svm/peers/{offer['uuid']}", {"state": "suspended"})
     local.patch(f"svm/peers/{offer['uuid']}", {"state": "suspended"})
     # Back to a state a lost answer leaves: offered here, pending there.
@@ -135,6 +146,7 @@ def test_a_half_made_peering_is_refused_with_what_to_do(clusters):
 def test_no_copy_needs_no_peering():
     model = copy.deepcopy(LAB_MODEL)
     model["datasets"][0].pop("protection")
+    model["datasets"][0].pop("caches")
     result = ontap_plan.plan(model, {}, "protection")
     assert kinds(result) == {"intercluster_lifs": ["create lab-ontap-01_ic1", "create lab-ontap-02_ic1"]}
     assert result["errors"] == []

@@ -37,13 +37,13 @@ def aipod_dataset_copy_peers(model: Mapping) -> list[dict[str, Any]]:
         raise AnsibleFilterError("aipod_dataset_copy_peers: expected the site model (hostvars | ontap_ai.pod.aipod_model(groups)), "
                                  f"got {type(model).__name__}")
     peers = datasets_model.peers(dict(model))
-    return [peers[name] for name in sorted({copy["peer"] for copy in datasets_model.copies(dict(model))})]
+    return [peers[name] for name in datasets_model.peers_in_use(dict(model))]
 
 
-def aipod_judge_dataset_copies(relationships: Any, model: Mapping) -> list[dict[str, str]]:
+def aipod_judge_dataset_copies(relationships: Any, model: Mapping, flexcaches: Any = None) -> list[dict[str, str]]:
     if not isinstance(model, Mapping) or "hosts" not in model:
         raise AnsibleFilterError("aipod_judge_dataset_copies: expected the site model as its argument")
-    return datasets_copies.judge(dict(model), list(relationships or []))
+    return datasets_copies.judge(dict(model), list(relationships or []), list(flexcaches or []))
 
 
 def aipod_dataset_pending(plan: Mapping, live: Mapping, field_manager: str) -> list[dict[str, Any]]:

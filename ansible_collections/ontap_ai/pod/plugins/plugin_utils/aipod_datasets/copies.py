@@ -24,10 +24,25 @@ def seconds(duration: Any) -> float | None:
     return parts["days"] * 86400 + parts["hours"] * 3600 + parts["minutes"] * 60 + parts["seconds"]
 
 
-def judge(model: dict, relationships: list) -> list[dict[str, str]]:
+def judge(model: dict, relationships: list, flexcaches: list | None = None) -> list[dict[str, str]]:
     """One check per copy: "copy of <data set> on <peer>" passes when its relationship (read on the
-    peer) is snapmirrored, healthy and behind by at most two periods of its schedule."""
+    peer) is snapmirrored, healthy and behind by at most two periods of its schedule; one per cache:
+    "cache of <data set> on <cluster>" passes when it exists there and its origin is online."""
     checks = []
+    for cache in datasets_model.caches(model):
+        name = f"cache of data set {cache['dataset']} on {cache['cluster']}"
+        found = next((c for c in m.as_list(flexcaches) if isinstance(c, dict) and c.get("name") == cache["volume"]
+                      and m.as_dict(c.get("svm")).get("name") == cache["svm"]), None)
+        origin = m.as_dict((m.as_list((found or {}).get("origins")) or [{}])[0])
+        if found is None:
+            checks.append({"layer": "storage", "name": name, "status": "fail",
+                           "detail": f"no FlexCache volume {cache['svm']}:{cache['volume']} on {cache['cluster']}"})
+        elif origin.get("state") != "online":
+            checks.append({"layer": "storage", "name": name, "status": "fail",
+                           "detail": f"its origin {cache['origin_svm']}:{cache['origin_volume']} is {origin.get('state')}"})
+        else:
+            checks.append({"layer": "storage", "name": name, "status": "pass",
+                           "detail": f"{cache['svm']}:{cache['volume']} in front of {cache['origin_svm']}:{cache['origin_volume']}, online"})
     for copy in datasets_model.copies(model):
         name = f"copy of data set {copy['dataset']} on {copy['peer']}"
         found = next((r for r in m.as_list(relationships) if isinstance(r, dict)

@@ -68,6 +68,38 @@ def peers(model: dict) -> dict[str, dict]:
     return found
 
 
+def caches(model: dict) -> list[dict]:
+    """Each data set's FlexCache volumes: {dataset, origin_svm, origin_volume, cluster, peer (None on
+    this cluster), svm, volume, junction_path, size_bytes, prepopulate}; a cache is named
+    <data set>_cache and mounted at /<data set>_cache in its SVM."""
+    known = peers(model)
+    local = local_cluster(model)
+    found = []
+    for dataset in datasets(model):
+        for cache in dataset["caches"]:
+            if not cache["svm"] or (cache["cluster"] != local and cache["cluster"] not in known):
+                continue
+            found.append({"dataset": dataset["name"], "origin_svm": dataset["svm"], "origin_volume": dataset["name"],
+                          "cluster": cache["cluster"], "peer": None if cache["cluster"] == local else cache["cluster"],
+                          "svm": cache["svm"], "volume": f"{dataset['name']}_cache", "junction_path": f"/{dataset['name']}_cache",
+                          "size_bytes": cache["size_bytes"], "prepopulate": cache["prepopulate"]})
+    return found
+
+
+def svm_peerings(model: dict) -> list[tuple[str, str | None, str]]:
+    """The SVM peerings the copies and caches need: (data set's SVM, peer cluster or None for this
+    one, the other SVM), sorted."""
+    found = {(copy["source_svm"], copy["peer"], copy["svm"]) for copy in copies(model)}
+    found |= {(cache["origin_svm"], cache["peer"], cache["svm"]) for cache in caches(model) if cache["svm"] != cache["origin_svm"]
+              or cache["peer"]}
+    return sorted(found, key=lambda entry: (entry[0], entry[1] or "", entry[2]))
+
+
+def peers_in_use(model: dict) -> list[str]:
+    """The peer clusters the data sets' copies and caches go to, sorted."""
+    return sorted({copy["peer"] for copy in copies(model)} | {cache["peer"] for cache in caches(model) if cache["peer"]})
+
+
 def copies(model: dict) -> list[dict]:
     """Each data set's SnapMirror copy on a peer cluster: {dataset, source_path, peer, svm, volume,
     destination_path, policy, schedule}; the copy is a volume of the data set's name in the peer's SVM."""

@@ -151,14 +151,13 @@ def dataset_copies(ctx: Context) -> None:
 def dataset_copy_reach(ctx: Context) -> None:
     """A peer a data set is copied to has a management address (where the storage layer makes the copy),
     and this cluster has intercluster LIFs, on its own nodes, in declared networks, one per node at least."""
-    copies = datasets_model.copies(ctx.model)
-    if not copies:
+    used = set(datasets_model.peers_in_use(ctx.model))
+    if not used:
         return
-    used = {copy["peer"] for copy in copies}
     for index, peer in enumerate(m.as_list(m.as_dict(ctx.model.get("ontap")).get("peers"))):
         name = m.as_str(m.as_dict(peer).get("name"))
         if name in used and not m.as_str(m.as_dict(peer).get("mgmt_address")):
-            ctx.error("dataset-peer", ("ontap", "peers", index), f"peer {name}: data sets are copied to it, and it has no mgmt_address",
+            ctx.error("dataset-peer", ("ontap", "peers", index), f"peer {name}: data sets are copied or cached to it, and it has no mgmt_address",
                       "give its cluster management address (mgmt_address, and https_port when not this cluster's): the storage "
                       "layer accepts the peering and makes the copies there")
     lifs = m.as_list(m.as_dict(ctx.model.get("ontap")).get("intercluster_lifs"))

@@ -622,7 +622,7 @@ def plan_protection(model: dict, info: Any, options: dict | None = None) -> dict
     copies = datasets.copies(model)
     known = datasets.peers(model)
     local = datasets.local_cluster(model)
-    for name in sorted({copy["peer"] for copy in copies}):
+    for name in datasets.peers_in_use(model):
         peer = known[name]
         connection = {"hostname": peer["mgmt_address"], "http_port": peer["https_port"], "username": peer["admin_user"],
                       "password_variable": peer["password_variable"]}
@@ -640,14 +640,14 @@ def plan_protection(model: dict, info: Any, options: dict | None = None) -> dict
             plan["errors"].append(f"the cluster peering with {name} is half made or not available (an offer on {where} only, "
                                   f"state {state}): complete it by hand (cluster peer create on the other side with the same "
                                   "passphrase, or delete the offer), then run again")
-    for source_svm, name, svm in sorted({(c["source_svm"], c["peer"], c["svm"]) for c in copies}):
-        peer = known[name]
-        key = f"{source_svm}:{name}:{svm}"
-        want = {"vserver": source_svm, "peer_vserver": svm, "peer_cluster": name, "applications": PEERING_APPLICATIONS,
+    for source_svm, name, svm in datasets.svm_peerings(model):
+        peer = known.get(name or "")
+        key = f"{source_svm}:{name or local}:{svm}"
+        want = {"vserver": source_svm, "peer_vserver": svm, "peer_cluster": name or local, "applications": PEERING_APPLICATIONS,
                 "peer": {"hostname": peer["mgmt_address"], "http_port": peer["https_port"], "username": peer["admin_user"],
-                         "password_variable": peer["password_variable"]}}
+                         "password_variable": peer["password_variable"]} if peer else None}
         current = next((p for p in records(info, "svm/peers") if dig(p, "svm.name") == source_svm and dig(p, "peer.svm.name") == svm
-                        and dig(p, "peer.cluster.name") == name), None)
+                        and dig(p, "peer.cluster.name") == (name or local)), None)
         if current is None:
             plan["svm_peers"].append(_item(key, "create", want, _changes({}, {"state": "peered", "applications": PEERING_APPLICATIONS})))
         elif current.get("state") == "initiated":
@@ -685,6 +685,26 @@ def plan_protection(model: dict, info: Any, options: dict | None = None) -> dict
                             "schedule": dig(current, "transfer_schedule.name"), "state": current.get("state")}, after)
         if changes:
             plan["relationships"].append(_item(key, "modify", want, changes))
+    plan["caches"] = []
+    for cache in datasets.caches(model):
+        peer = known.get(cache["peer"] or "")
+        key = f"{cache['cluster']}:{cache['svm']}:{cache['volume']}"
+        want = {"name": cache["volume"], "vserver": cache["svm"], "origin_volume": cache["origin_volume"],
+                "origin_vserver": cache["origin_svm"], "origin_cluster": local, "junction_path": cache["junction_path"],
+                "size": cache["size_bytes"], "prepopulate": cache["prepopulate"],
+                "peer": {"hostname": peer["mgmt_address"], "http_port": peer["https_port"], "username": peer["admin_user"],
+                         "password_variable": peer["password_variable"]} if peer else None}
+        found = peer_records(info, cache["peer"], "storage/flexcache/flexcaches") if cache["peer"] \
+            else records(info, "storage/flexcache/flexcaches")
+        current = next((c for c in found if c.get("name") == cache["volume"] and dig(c, "svm.name") == cache["svm"]), None)
+        if current is None:
+            after = {"origin": f"{cache['origin_svm']}:{cache['origin_volume']}", "size": cache["size_bytes"]}
+            plan["caches"].append(_item(key, "create", want, _changes({}, after)))
+            continue
+        origin = m.as_dict((m.as_list(current.get("origins")) or [{}])[0])
+        if (dig(origin, "svm.name"), dig(origin, "volume.name")) != (cache["origin_svm"], cache["origin_volume"]):
+            plan["errors"].append(f"cache {key} fronts {dig(origin, 'svm.name')}:{dig(origin, 'volume.name')}, not data set "
+                                  f"{cache['dataset']}: give the cache another SVM, or remove that volume by hand")
     return plan
 
 
@@ -771,7 +791,8 @@ def managed_objects(model: dict, options: dict | None = None) -> dict[str, int]:
         "tool_roles": len({(a["svm"], a["role"]) for a in tool_accounts(model)}),
         "tool_accounts": len(tool_accounts(model)),
         "intercluster_lifs": len(m.intercluster_lifs(model)),
-        "cluster_peers": len({copy["peer"] for copy in datasets.copies(model)}),
-        "svm_peers": len({(copy["source_svm"], copy["peer"], copy["svm"]) for copy in datasets.copies(model)}),
+        "cluster_peers": len(datasets.peers_in_use(model)),
+        "svm_peers": len(datasets.svm_peerings(model)),
         "dataset_copies": len(datasets.copies(model)),
+        "dataset_caches": len(datasets.caches(model)),
     }

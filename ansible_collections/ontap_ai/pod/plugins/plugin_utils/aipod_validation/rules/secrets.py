@@ -37,7 +37,7 @@ def secrets(ctx: Context) -> None:
         needed["vault_ontap_dataops_password"] = ("ontap", "svms")
     if ctx.switches:
         needed["vault_switch_admin_password"] = ("groups", "switches")
-    for copy_peer in sorted({copy["peer"] for copy in datasets_model.copies(ctx.model)}):
+    for copy_peer in datasets_model.peers_in_use(ctx.model):
         needed[datasets_model.peer_password_variable(copy_peer)] = ("ontap", "peers")
     if any(m.as_dict(b).get("driver") == "azure-netapp-files" for b in m.as_list(m.as_dict(ctx.model.get("trident")).get("backends"))):
         needed["vault_trident_anf_client_secret"] = ("trident", "backends")
