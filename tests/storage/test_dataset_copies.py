@@ -64,3 +64,32 @@ def test_the_storage_layer_makes_the_data_sets_copy_on_the_peer_and_keeps_it(pri
     rc, recap, output = private_lab.play()
     assert rc != 0 and "broken_off" in output and "resync or resume it by hand" in " ".join(output.split()), output[-4000:]
     assert copy_on_peer(private_lab)["state"] == "broken_off"
+    # The operator resyncs it; the layer has nothing left to do.
+    on_peer(private_lab, "PATCH", f"snapmirror/relationships/{copy['uuid']}", json={"state": "snapmirrored"},
+            params={"return_timeout": "30"})
+    rc, recap, output = private_lab.play()
+    assert rc == 0 and all(host["changed"] == 0 for host in recap.values()), output[-4000:]
+
+
+# The lab cluster itself refuses the peer's password; no cluster answers on the other address.
+@pytest.mark.parametrize(("address", "words"), [("127.0.10.1", "User is not authorized"),
+                                                ("127.0.10.99", "Connection refused")])
+def test_a_peer_that_does_not_answer_as_itself_stops_the_layer_before_any_change(private_lab, address, words):
+    ontap_yml = private_lab.inventory / "group_vars" / "all" / "ontap.yml"
+    original = ontap_yml.read_text()
+    policy = private_lab.records("/api/protocols/nfs/export-policies?name=dataset_imagenet&fields=id")
+    ontap_yml.write_text(original.replace("mgmt_address: 127.0.10.11", f"mgmt_address: {address}"))
+    try:
+        # A change the layer would make: the data set's export rule, widened by hand.
+        status, body = private_lab.client().request("PATCH", f"/api/protocols/nfs/export-policies/{policy[0]['id']}/rules/1",
+                                                    {"clients": [{"match": "0.0.0.0/0"}]})
+        assert status == 200, body
+        rc, recap, output = private_lab.play()
+        assert rc != 0 and words in " ".join(output.split()), output[-3000:]
+        assert recap["lab-ontap"]["changed"] == 0
+        [rule] = private_lab.records(f"/api/protocols/nfs/export-policies/{policy[0]['id']}/rules?fields=clients")
+        assert rule["clients"] == [{"match": "0.0.0.0/0"}]  # still as the hand left it: nothing was changed
+    finally:
+        ontap_yml.write_text(original)
+    rc, recap, output = private_lab.play()  # the peer back where it is: the widened rule is put back
+    assert rc == 0 and recap["lab-ontap"]["changed"] > 0, output[-3000:]
