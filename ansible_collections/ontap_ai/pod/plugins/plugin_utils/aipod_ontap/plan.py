@@ -599,6 +599,12 @@ def peer_records(info: Any, peer: str, api: str) -> list[dict]:
     return records(info, f"peers/{peer}/{api}")
 
 
+def _peer_connection(peer: dict) -> dict:
+    """How the role's modules reach a peer (datasets.peers entry): host, port, user, vault variable of the password."""
+    return {"hostname": peer["mgmt_address"], "http_port": peer["https_port"], "username": peer["admin_user"],
+            "password_variable": peer["password_variable"]}
+
+
 def plan_protection(model: dict, info: Any, options: dict | None = None) -> dict:
     """What the data sets' copies on peer clusters need: this cluster's intercluster LIFs, a cluster
     peer with each peer cluster a copy goes to, the SVM peers, and the SnapMirror relationships on
@@ -624,8 +630,7 @@ def plan_protection(model: dict, info: Any, options: dict | None = None) -> dict
     local = datasets.local_cluster(model)
     for name in datasets.peers_in_use(model):
         peer = known[name]
-        connection = {"hostname": peer["mgmt_address"], "http_port": peer["https_port"], "username": peer["admin_user"],
-                      "password_variable": peer["password_variable"]}
+        connection = _peer_connection(peer)
         want = {"source_intercluster_lifs": [lif["address"] for lif in local_lifs], "dest_intercluster_lifs": peer["addresses"],
                 "source_cluster_name": local, "dest_cluster_name": name, "peer": connection}
         current = next((p for p in records(info, "cluster/peers") if dig(p, "remote.name") == name or p.get("name") == name
@@ -644,8 +649,7 @@ def plan_protection(model: dict, info: Any, options: dict | None = None) -> dict
         peer = known.get(name or "")
         key = f"{source_svm}:{name or local}:{svm}"
         want = {"vserver": source_svm, "peer_vserver": svm, "peer_cluster": name or local, "applications": PEERING_APPLICATIONS,
-                "peer": {"hostname": peer["mgmt_address"], "http_port": peer["https_port"], "username": peer["admin_user"],
-                         "password_variable": peer["password_variable"]} if peer else None}
+                "peer": _peer_connection(peer) if peer else None}
         current = next((p for p in records(info, "svm/peers") if dig(p, "svm.name") == source_svm and dig(p, "peer.svm.name") == svm
                         and dig(p, "peer.cluster.name") == (name or local)), None)
         if current is None:
@@ -665,8 +669,7 @@ def plan_protection(model: dict, info: Any, options: dict | None = None) -> dict
         key = f"{copy['peer']}:{copy['destination_path']}"
         want = {"source_path": copy["source_path"], "source_cluster": local, "destination_path": copy["destination_path"],
                 "policy": copy["policy"], "schedule": copy["schedule"],
-                "peer": {"hostname": peer["mgmt_address"], "http_port": peer["https_port"], "username": peer["admin_user"],
-                         "password_variable": peer["password_variable"]}}
+                "peer": _peer_connection(peer)}
         after = {"source": copy["source_path"], "policy": copy["policy"], "schedule": copy["schedule"], "state": "snapmirrored"}
         current = next((r for r in peer_records(info, copy["peer"], "snapmirror/relationships")
                         if dig(r, "destination.path") == copy["destination_path"]), None)
@@ -692,8 +695,7 @@ def plan_protection(model: dict, info: Any, options: dict | None = None) -> dict
         want = {"name": cache["volume"], "vserver": cache["svm"], "origin_volume": cache["origin_volume"],
                 "origin_vserver": cache["origin_svm"], "origin_cluster": local, "junction_path": cache["junction_path"],
                 "size": cache["size_bytes"], "prepopulate": cache["prepopulate"],
-                "peer": {"hostname": peer["mgmt_address"], "http_port": peer["https_port"], "username": peer["admin_user"],
-                         "password_variable": peer["password_variable"]} if peer else None}
+                "peer": _peer_connection(peer) if peer else None}
         found = peer_records(info, cache["peer"], "storage/flexcache/flexcaches") if cache["peer"] \
             else records(info, "storage/flexcache/flexcaches")
         current = next((c for c in found if c.get("name") == cache["volume"] and dig(c, "svm.name") == cache["svm"]), None)
