@@ -55,3 +55,7 @@ def test_ansible_inventory_reads_the_generated_inventory(rendered, tmp_path):
     assert dgx01["users"] == [{"username": "aipod", "name": "aipod", "uid": 2000, "group": "aipod", "home": "/home/aipod"}]
     assert dgx01["groups_to_create"] == [{"name": "aipod", "gid": 2000}]
     assert dgx01["kube_pods_subnet"] == "10.233.64.0/18"
+    # The nvidia runtime as Kubespray declares runtimes, with runc's cgroup setting left for Kubespray to fill.
+    assert (dgx01["containerd_default_runtime"], dgx01["enable_cdi"]) == ("nvidia", True)
+    nvidia = dgx01["containerd_additional_runtimes"][0]
+    assert nvidia["options"]["SystemdCgroup"] == "{{ containerd_use_systemd_cgroup | ternary('true', 'false') }}"

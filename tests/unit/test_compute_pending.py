@@ -136,6 +136,14 @@ def test_docker_already_defaulting_to_the_nvidia_runtime_is_in_place():
     assert pending_with(nvidia_docker) == []
 
 
+def test_containerd_that_kubespray_configures_is_left_to_it():
+    def kubespray_node(host, _written, _settings, plan):
+        host["tools"].update({"nvidia-container-runtime": "/usr/bin/ncr", "nvidia-ctk": "/usr/bin/nvidia-ctk",
+                              "containerd": "/usr/bin/containerd"})
+        plan["containerd_by_kubespray"] = True
+    assert pending_with(kubespray_node) == []
+
+
 def test_nothing_to_compare_for_a_host_without_mounts_roce_or_common_user():
     plan = {"nics": [], "mounts": [], "roce": False, "common_user": {}}
     assert PENDING(plan, {**HOST, "units": {}, "fstab": {}}, WRITTEN, SETTINGS) == []

@@ -253,15 +253,18 @@ def test_judge_nodes_without_nodes(sample, lab):
 
 
 def test_judge_nodes(sample):
-    nodes = [_node(f"k8s-cp0{i}") for i in (1, 2, 3)] + [_node(f"dgx0{i}", gpus=8) for i in (1, 2, 3, 4)]
-    assert _status(verify.judge_nodes(sample, nodes)) == {"nodes_ready": "pass", "gpus_allocatable": "pass"}
+    nodes = [_node(f"k8s-cp0{i}") for i in (1, 2, 3)] + [_node(f"dgx0{i}", gpus=8) for i in (1, 2, 3)] + [_node("dgx04", gpus=0)]
+    checks = verify.judge_nodes(sample, nodes)
+    assert _status(checks) == {"nodes_ready": "pass", "gpus_allocatable": "pass"}
+    # The sample cuts dgx04's GPUs into MIG slices: it offers MIG resources, not nvidia.com/gpu.
+    assert checks[1]["detail"].endswith("not compared, cut into MIG slices: dgx04 (all-1g.5gb)")
     nodes[3] = _node("dgx01", ready="False", gpus=8)
     nodes[4] = _node("dgx02", gpus=7)
     del nodes[6]
     checks = verify.judge_nodes(sample, nodes)
     assert _status(checks) == {"nodes_ready": "fail", "gpus_allocatable": "fail"}
     assert "not in the cluster: dgx04" in checks[0]["detail"] and "not Ready: dgx01" in checks[0]["detail"]
-    assert checks[1]["detail"] == "dgx02 offers 7 of its 8 GPUs"
+    assert checks[1]["detail"].startswith("dgx02 offers 7 of its 8 GPUs; not compared")
     assert verify.schedulable_nodes(nodes + [_node("cordoned", unschedulable=True)]) == ["dgx02", "dgx03", "k8s-cp01", "k8s-cp02", "k8s-cp03"]
 
 

@@ -14,6 +14,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import files as compute_files
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import pending as compute_pending
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import gpu
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as site_model
 
 
@@ -33,7 +34,8 @@ def aipod_host_storage_plan(model: Mapping, host: str) -> list[dict]:
 
 def aipod_compute_plans(model: Mapping, hosts: list) -> dict[str, dict]:
     """Per DGX of hosts: {nics (host_storage_plan), storage_networks, mounts (mount_plan), mount_points, roce, gpus, common_user,
-    nfs_module (the NFS client module's parameters, compute.nfs_client)}.
+    nfs_module (the NFS client module's parameters, compute.nfs_client), containerd_by_kubespray (Kubespray's
+    variables declare containerd's nvidia runtime on this host, so the role leaves containerd's configuration alone)}.
 
     Computed once per play for every host (the role reads its own entry), because a per-host
     task costs a worker process per host. common_user is kubernetes.common_user on kube_node
@@ -43,6 +45,8 @@ def aipod_compute_plans(model: Mapping, hosts: list) -> dict[str, dict]:
     dgx = site_model.hosts_of_kind(checked, "dgx")
     common_user = dict(((checked.get("kubernetes") or {}).get("common_user")) or {})
     nfs_module = dict(((checked.get("compute") or {}).get("nfs_client")) or {})
+    kubespray_runtime = (((checked.get("kubernetes") or {}).get("deployment")) == "deepops"
+                         and gpu.operator_enabled(checked))
     plans = {}
     for host in hosts or []:
         if host not in dgx:
@@ -59,6 +63,7 @@ def aipod_compute_plans(model: Mapping, hosts: list) -> dict[str, dict]:
             "gpus": dict(dgx[host].get("gpus") or {}),
             "common_user": common_user if "kube_node" in groups else {},
             "nfs_module": nfs_module,
+            "containerd_by_kubespray": kubespray_runtime and bool({"kube_node", "kube_control_plane"} & set(groups)),
         }
     return plans
 

@@ -148,7 +148,7 @@ def _unit(host: Mapping, unit: str, active: bool) -> list[Item]:
     return found
 
 
-def _container_runtime(host: Mapping) -> list[Item]:
+def _container_runtime(plan: Mapping, host: Mapping) -> list[Item]:
     tools = host["tools"]
     runtime = tools.get("nvidia-container-runtime")
     if not runtime:
@@ -160,7 +160,9 @@ def _container_runtime(host: Mapping) -> list[Item]:
     if tools.get("dockerd") and (docker is None or merge_hash(docker, wanted, recursive=True) != docker):
         found.append(item("docker", "default runtime", (docker or {}).get("default-runtime"), "nvidia",
                           reason="its default runtime is not the NVIDIA runtime"))
-    if tools.get("nvidia-ctk") and tools.get("containerd") and host["container_runtime"]["containerd_default"] != "nvidia":
+    # Where Kubespray's variables declare containerd's runtimes, each Kubespray run writes them: not this role's.
+    if (tools.get("nvidia-ctk") and tools.get("containerd") and not plan.get("containerd_by_kubespray")
+            and host["container_runtime"]["containerd_default"] != "nvidia"):
         found.append(item("containerd", "default runtime", host["container_runtime"]["containerd_default"], "nvidia"))
     return found
 
@@ -202,7 +204,7 @@ def differences(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) 
     if plan.get("roce"):
         found += _unit(host, settings["roce_unit"], active=bool(settings.get("roce_ready")))
     if settings.get("nvidia_runtime_default"):
-        found += _container_runtime(host)
+        found += _container_runtime(plan, host)
     found += _user(plan, host, settings.get("shell", "/bin/bash"))
     return found
 
@@ -248,5 +250,5 @@ def disruptive(plan: Mapping, host: Mapping, kept: Mapping, settings: Mapping) -
         found += _because([item(f"NIC {ring['name']}", "ring sizes", reason="ring sizes differ from the model")
                            for ring in settings.get("rings") or [] if ring.get("differs")], "resets the link of a NIC in service")
     if settings.get("nvidia_runtime_default"):
-        found += _because(_container_runtime(host), "restarts the engine under its containers")
+        found += _because(_container_runtime(plan, host), "restarts the engine under its containers")
     return found

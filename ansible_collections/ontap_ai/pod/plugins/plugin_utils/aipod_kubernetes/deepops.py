@@ -10,6 +10,7 @@ import ipaddress
 import re
 from typing import Any
 
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import gpu
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 # Kubespray's defaults (kube_service_addresses, kube_pods_subnet); the bundle keeps them, so a
@@ -60,7 +61,9 @@ def deepops_plan(model: dict) -> dict[str, Any]:
     """What the DeepOps inventory and group_vars say, from the model.
 
     {hosts: [{name, ip}], control_plane, etcd, workers, decommission, user, group, version, release_url,
-    kube_version (None: the Kubernetes release the Kubespray of that DeepOps pins), service_cidr, pod_cidr}.
+    kube_version (None: the Kubernetes release the Kubespray of that DeepOps pins), service_cidr, pod_cidr,
+    gpu_operator (the bundle installs the GPU Operator, so DeepOps' own NVIDIA plays are skipped),
+    containerd (Kubespray's containerd variables for the nvidia runtime; {} when the bundle leaves GPUs alone)}.
     Connection settings (ansible_host, ansible_user) are not model data: the role adds them from
     the inventory's variables.
     """
@@ -90,6 +93,8 @@ def deepops_plan(model: dict) -> dict[str, Any]:
         "kube_version": m.as_str(deepops.get("kube_version")),
         "service_cidr": KUBESPRAY_SERVICE_CIDR,
         "pod_cidr": KUBESPRAY_POD_CIDR,
+        "gpu_operator": gpu.operator_enabled(model),
+        "containerd": gpu.kubespray_runtime(model) if gpu.operator_enabled(model) else {},
     }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import gpu
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.apply import IMMUTABLE_CLASS_FIELDS, _is_default
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.deepops import kube_hosts, kubeconfig_source
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.trident import TRIDENT_PROVISIONER
@@ -57,10 +58,13 @@ def judge_nodes(model: dict, nodes: list) -> list[dict]:
         detail += f"; not Ready: {', '.join(not_ready)}"
     checks = [_check("nodes_ready", "fail" if missing or not_ready else "pass", detail)]
     dgx = m.hosts_of_kind(model, "dgx")
+    # A DGX cut into MIG slices advertises them as MIG resources (strategy mixed) or as more, smaller
+    # nvidia.com/gpu (single): its GPU count is not what the node offers, so it is not compared.
+    sliced = {host: layout for host, layout in gpu.mig_layouts(model).items() if layout != "all-disabled"}
     problems = []
     counted = 0
     for host in hosts["workers"]:
-        if host not in dgx or host not in by_name or host in leaving:
+        if host not in dgx or host not in by_name or host in leaving or host in sliced:
             continue
         want = m.as_int(m.as_dict(dgx[host].get("gpus")).get("count")) or 0
         allocatable = m.as_dict(m.as_dict(by_name[host].get("status")).get("allocatable"))
@@ -71,8 +75,10 @@ def judge_nodes(model: dict, nodes: list) -> list[dict]:
         counted += have
         if have != want:
             problems.append(f"{host} offers {have} of its {want} GPUs")
-    checks.append(_check("gpus_allocatable", "fail" if problems else "pass",
-                         "; ".join(problems) or f"{counted} GPUs allocatable (nvidia.com/gpu) on the DGX workers"))
+    detail = "; ".join(problems) or f"{counted} GPUs allocatable (nvidia.com/gpu) on the DGX workers"
+    if sliced:
+        detail += "; not compared, cut into MIG slices: " + ", ".join(f"{host} ({layout})" for host, layout in sliced.items())
+    checks.append(_check("gpus_allocatable", "fail" if problems else "pass", detail))
     return checks
 
 

@@ -7,7 +7,7 @@ read the model only through the defensive helpers of aipod_site.model, so a malf
 findings are most useful to read.
 
 Each layer's package holds its own rules (aipod_network.rules, aipod_ontap.rules,
-aipod_compute.rules, aipod_kubernetes.rules and .trident_rules, aipod_datasets.rules); the modules
+aipod_compute.rules, aipod_kubernetes.rules, .trident_rules and .gpu_rules, aipod_datasets.rules); the modules
 here hold the rules across layers (inventory, text, networks, limits, secrets, artifacts,
 role_variables, sizing). A new rule runs only once it is listed in RULES, named through its module.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import rules as hosts
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import rules as datasets
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import gpu_rules as gpu
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import rules as kubernetes
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import trident_rules as trident
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import rules as switches
@@ -78,6 +79,8 @@ RULES: list[Rule] = [
     trident.trident_backends,
     trident.trident_secret_names,
     trident.trident_versions,
+    # GPUs
+    *gpu.RULES,
     # data sets
     *datasets.RULES,
     # secrets, files and downloads
@@ -105,6 +108,7 @@ __all__ = [
     "Context",
     "artifacts",
     "datasets",
+    "gpu",
     "Rule",
     "host_path",
     "hosts",

@@ -27,6 +27,7 @@ MODEL_URLS = (
     ("kubernetes", "deepops", "release_url"),
     ("trident", "install", "chart_repo"),
     ("trident", "install", "manifests_url"),
+    ("gpu", "operator", "chart_repo"),
 )
 NOT_A_URL = re.compile(r"[\s\x00-\x1f\x7f]")
 # RFC 3986: unreserved, reserved and '%'. Anything else ('"', '<', '`', '\\', '{', non-ASCII) must be

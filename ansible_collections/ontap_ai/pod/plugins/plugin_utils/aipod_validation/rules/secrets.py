@@ -52,7 +52,8 @@ MAX_SITE_FILE_BYTES = 1024 * 1024  # a CA bundle or a kubeconfig is a few kB
 OUTSIDE_SWITCH = "allow_files_outside_inventory"
 # The files the model names: (path, what it is, whether a missing file is only a warning).
 SITE_FILES = ((("ontap", "ca_file"), "CA file", False),
-              (("kubernetes", "existing", "kubeconfig"), "kubeconfig", True))
+              (("kubernetes", "existing", "kubeconfig"), "kubeconfig", True),
+              (("gpu", "operator", "chart_file"), "chart archive", True))
 
 
 def files(ctx: Context) -> None:
@@ -82,7 +83,7 @@ def files(ctx: Context) -> None:
         if problem == "missing":
             if missing_is_warning:
                 ctx.warning("file", path, f"{what} {value} does not exist (yet) (looked at {target})",
-                            "the Kubernetes layer will fail until it exists")
+                            f"the {'GPU' if path[0] == 'gpu' else 'Kubernetes'} layer will fail until it exists")
             else:
                 ctx.error("file", path, f"{what} {value} does not exist (looked at {target})",
                           "put the CA bundle that signed the cluster's certificate there")
@@ -94,7 +95,16 @@ def files(ctx: Context) -> None:
 
 
 _FILE_HINTS = {"CA file": "give the PEM bundle of the CA that signed the cluster's certificate",
+               "chart archive": "give the chart as helm pull or helm package writes it (a .tgz)",
                "kubeconfig": "give the cluster's kubeconfig (kubectl config view --raw --minify)"}
+
+
+def _starts_with(target: str, magic: bytes) -> bool:
+    try:
+        with open(target, "rb") as handle:
+            return handle.read(len(magic)) == magic
+    except OSError:
+        return False
 
 
 def _file_problem(target: str, what: str) -> str | None:
@@ -107,6 +117,9 @@ def _file_problem(target: str, what: str) -> str | None:
         return "missing"
     if not stat.S_ISREG(status.st_mode):
         return "is not a regular file"
+    if what == "chart archive":
+        # Helm reads it; the validator only checks that it is a gzip archive, as helm package writes it.
+        return None if _starts_with(target, b"\x1f\x8b") else "is not a gzip archive (a .tgz chart)"
     if status.st_size > MAX_SITE_FILE_BYTES:
         return f"is {status.st_size:,} bytes, more than a {what} holds ({MAX_SITE_FILE_BYTES:,} at most); not read"
     if what == "CA file":
