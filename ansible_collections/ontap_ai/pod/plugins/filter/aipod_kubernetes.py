@@ -2,10 +2,11 @@
 
 Docs: aipod_trident_plan.yml, aipod_deepops_plan.yml, aipod_ini_token.yml, aipod_deepops_steps.yml, aipod_kubeconfig_source.yml,
 aipod_kube_node_cidrs.yml, aipod_storage_class_changes.yml, aipod_snapshot_api_state.yml, aipod_snapshot_class_defaults.yml,
-aipod_k8s_apply_pending.yml, aipod_k8s_pending_items.yml, aipod_trident_secrets.yml, aipod_nodes_of_hosts.yml and
+aipod_k8s_apply_pending.yml, aipod_k8s_pending_items.yml, aipod_trident_secrets.yml, aipod_nodes_of_hosts.yml,
+aipod_gpu_plan.yml, aipod_gpu_pending.yml and
 the verification judges (aipod_judge_*.yml, aipod_schedulable_nodes.yml,
 aipod_verification_result.yml) beside this file. The derivations live in
-plugins/plugin_utils/aipod_kubernetes/ (deepops.py, trident.py, apply.py, verify.py),
+plugins/plugin_utils/aipod_kubernetes/ (deepops.py, trident.py, gpu.py, apply.py, verify.py),
 which the site validator uses too.
 """
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.deep
     kubeconfig_source,
     lifecycle_steps,
 )
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.gpu import operator_pending, operator_plan
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.trident import trident_plan, version_step
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.verify import (
     judge_backends,
@@ -162,6 +164,20 @@ def aipod_nodes_of_hosts(nodes: Any, hosts: Any) -> dict[str, dict]:
     return nodes_of_hosts(nodes, hosts)
 
 
+def aipod_gpu_plan(model: Mapping) -> dict[str, Any]:
+    return operator_plan(_require_model(model, "aipod_gpu_plan"))
+
+
+def aipod_gpu_pending(plan: Mapping, release: Any, nodes: Any) -> list[dict]:
+    if not isinstance(plan, Mapping) or "chart" not in plan:
+        raise AnsibleFilterError("aipod_gpu_pending: expected the plan of aipod_gpu_plan")
+    if release is not None and not isinstance(release, Mapping):
+        raise AnsibleFilterError("aipod_gpu_pending: the release is helm_info's status, or none when it does not exist")
+    if not isinstance(nodes, list):
+        raise AnsibleFilterError("aipod_gpu_pending: expected a list of Node objects")
+    return operator_pending(dict(plan), dict(release) if release else None, nodes)
+
+
 class FilterModule:
     """Kubernetes and Trident filters of the site model."""
 
@@ -170,6 +186,8 @@ class FilterModule:
             "aipod_nodes_of_hosts": aipod_nodes_of_hosts,
             "aipod_trident_plan": aipod_trident_plan,
             "aipod_deepops_plan": aipod_deepops_plan,
+            "aipod_gpu_plan": aipod_gpu_plan,
+            "aipod_gpu_pending": aipod_gpu_pending,
             "aipod_ini_token": aipod_ini_token,
             "aipod_deepops_steps": aipod_deepops_steps,
             "aipod_trident_version_step": aipod_trident_version_step,

@@ -1,0 +1,125 @@
+"""The GPU layer against the lab's Kubernetes: NVIDIA's GPU Operator chart installed with the DGX OS
+values, each DGX's MIG layout set, a second run changing nothing.
+
+The chart is NVIDIA's own, packaged from the gpu-operator Go module (lab/kubernetes/gpu-operator-chart),
+since neither NVIDIA's chart repository nor its registry can be reached here. KWOK plays the kubelets,
+so the chart's pods are scheduled and reported Running without a container; nothing here needs a GPU.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+import yaml
+from kubernetes_helpers import REPO, recap, run_playbook
+
+pytestmark = [pytest.mark.lab, pytest.mark.slow]
+LAB = REPO / ".lab" / "kubernetes"
+KUBECONFIG = LAB / "kubeconfig"
+HELM = LAB / "bin" / "helm"
+DGX_WORKERS = {"dgx01", "dgx02", "dgx03", "dgx04"}
+
+
+def lab(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(REPO / "lab" / "lab"), *args], cwd=REPO, capture_output=True, text=True, timeout=1800)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A fresh lab API server, stopped afterwards (or started fresh again when it was running): the
+    GPU Operator's objects must not reach the next whole-site run."""
+    was_running = lab("status", "kubernetes").returncode == 0
+    ontap_was_running = lab("status", "ontap").returncode == 0
+    assert lab("start", "ontap").returncode == 0  # validation reads the ONTAP endpoint's CA
+    assert lab("stop", "kubernetes").returncode == 0
+    started = lab("start", "kubernetes")
+    assert started.returncode == 0, started.stdout + started.stderr
+    from kubernetes import client, config
+
+    api = config.new_client_from_config(str(KUBECONFIG))
+    yield {"core": client.CoreV1Api(api), "custom": client.CustomObjectsApi(api), "apps": client.AppsV1Api(api)}
+    assert lab("stop", "kubernetes").returncode == 0
+    if was_running:
+        assert lab("start", "kubernetes").returncode == 0
+    if not ontap_was_running:
+        lab("stop", "ontap")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, cluster):
+    """A copy of inventories/lab with the GPU Operator on, from the chart archive the lab packages."""
+    made = subprocess.run([str(REPO / "lab" / "kubernetes" / "gpu-operator-chart")], capture_output=True, text=True, timeout=900)
+    assert made.returncode == 0, made.stdout + made.stderr
+    chart = made.stdout.strip().splitlines()[-1]
+    root = tmp_path_factory.mktemp("site")
+    inventory = root / "inventories" / "lab"
+    shutil.copytree(REPO / "inventories" / "lab", inventory)
+    (root / ".lab").symlink_to(REPO / ".lab")
+    path = inventory / "group_vars" / "all" / "kubernetes.yml"
+    path.write_text(path.read_text().replace("../../.lab/kubernetes/kubeconfig", str(KUBECONFIG)))
+    gpu = {"operator": {"enabled": True, "chart_file": chart, "chart_version": "v1.0.0-devel"},
+           "mig": {"strategy": "mixed", "layouts": {"dgx01": "all-1g.5gb"}}}
+    (inventory / "group_vars" / "all" / "gpu.yml").write_text(yaml.safe_dump({"gpu": gpu}))
+    return {"inventory": inventory, "tmp": root}
+
+
+def kubernetes_layer(site, *extra, check=True):
+    return run_playbook(site["tmp"], "-i", str(site["inventory"] / "hosts.yml"), "playbooks/kubernetes.yml",
+                        "-e", f"kubernetes_gpu_helm_binary={HELM}", *extra, check=check)
+
+
+def release() -> dict:
+    listed = subprocess.run([str(HELM), "list", "-n", "gpu-operator", "-o", "json", "--kubeconfig", str(KUBECONFIG)],
+                            capture_output=True, text=True, check=True)
+    return {entry["name"]: entry for entry in json.loads(listed.stdout)}.get("gpu-operator", {})
+
+
+def test_the_operator_is_installed_the_dgx_os_way_and_a_second_run_changes_nothing(site, cluster):
+    first = kubernetes_layer(site)
+    assert recap(first.stdout)["changed"] > 0
+    installed = release()
+    assert (installed.get("status"), installed.get("chart")) == ("deployed", "gpu-operator-v1.0.0-devel")
+    values = json.loads(subprocess.run([str(HELM), "get", "values", "gpu-operator", "-n", "gpu-operator", "-o", "json",
+                                        "--kubeconfig", str(KUBECONFIG)], capture_output=True, text=True, check=True).stdout)
+    assert (values["driver"], values["toolkit"], values["dcgm"], values["cdi"]) == (
+        {"enabled": False}, {"enabled": False}, {"enabled": False}, {"enabled": True})
+    # The chart's ClusterPolicy carries the same choices to the operator.
+    policy = cluster["custom"].get_cluster_custom_object("nvidia.com", "v1", "clusterpolicies", "cluster-policy")
+    assert (policy["spec"]["driver"]["enabled"], policy["spec"]["toolkit"]["enabled"]) == (False, False)
+    assert policy["spec"]["mig"]["strategy"] == "mixed"
+    # The chart's pods (the operator, node feature discovery) run on the DGX node stand-ins only.
+    pods = cluster["core"].list_namespaced_pod("gpu-operator").items
+    assert pods and {pod.spec.node_name for pod in pods} <= DGX_WORKERS, [(p.metadata.name, p.spec.node_name) for p in pods]
+    assert all(pod.status.phase == "Running" for pod in pods)
+    nodes = {node.metadata.name: node.metadata.labels for node in cluster["core"].list_node().items}
+    assert nodes["dgx01"].get("nvidia.com/mig.config") == "all-1g.5gb"
+    assert "nvidia.com/mig.config" not in nodes["dgx02"]
+
+    second = kubernetes_layer(site)
+    assert recap(second.stdout)["changed"] == 0, second.stdout[-3000:]
+    assert "Nothing differs from the model" in second.stdout
+
+
+def test_a_layout_changed_by_hand_is_previewed_then_put_back(site, cluster):
+    cluster["core"].patch_node("dgx01", {"metadata": {"labels": {"nvidia.com/mig.config": "all-disabled"}}})
+    preview = kubernetes_layer(site, "--check", "--diff")
+    assert "node dgx01: nvidia.com/mig.config is all-disabled, the model says all-1g.5gb" in preview.stdout, preview.stdout[-3000:]
+    assert cluster["core"].read_node("dgx01").metadata.labels["nvidia.com/mig.config"] == "all-disabled"
+    kubernetes_layer(site)
+    assert cluster["core"].read_node("dgx01").metadata.labels["nvidia.com/mig.config"] == "all-1g.5gb"
+
+
+def test_new_values_upgrade_the_release(site, cluster):
+    path = site["inventory"] / "group_vars" / "all" / "gpu.yml"
+    data = yaml.safe_load(path.read_text())
+    data["gpu"]["dcgm_exporter"] = False
+    path.write_text(yaml.safe_dump(data))
+    revision = release()["revision"]
+    changed = kubernetes_layer(site)
+    assert recap(changed.stdout)["changed"] > 0
+    assert int(release()["revision"]) == int(revision) + 1
+    policy = cluster["custom"].get_cluster_custom_object("nvidia.com", "v1", "clusterpolicies", "cluster-policy")
+    assert policy["spec"]["dcgmExporter"]["enabled"] is False
+    assert recap(kubernetes_layer(site).stdout)["changed"] == 0
