@@ -212,6 +212,10 @@ def test_pointing_the_variables_at_a_mirror_moves_every_source(tmp_path):
     trident = yaml.safe_load(trident_file.read_text())
     trident["trident"]["install"].update(chart_repo=f"oci://{MIRROR}/charts", image_registry=f"{MIRROR}/trident")
     trident_file.write_text(yaml.safe_dump(trident))
+    gpu_file = inventory / "group_vars" / "all" / "gpu.yml"
+    gpu = yaml.safe_load(gpu_file.read_text())
+    gpu["gpu"]["operator"].update(chart_repo=f"oci://{MIRROR}/charts", image_registry=f"{MIRROR}/nvcr")
+    gpu_file.write_text(yaml.safe_dump(gpu))
     # Role variables in the site's inventory, as a site sets them (the validator checks them against argument_specs).
     (inventory / "group_vars" / "all" / "mirror.yml").write_text(yaml.safe_dump({
         "deepops_cluster_kubespray_url": f"https://{MIRROR}/kubespray/v2.31.0.tar.gz",
@@ -260,3 +264,23 @@ def test_ansible_doc_renders_the_airgap_filters():
     docs = json.loads(result.stdout)
     assert sorted(docs) == sorted(names)
     assert all(docs[name]["doc"]["short_description"] and docs[name]["examples"] and docs[name]["return"] for name in names)
+
+
+def test_sample_lists_the_gpu_operator_chart_and_its_dgx_os_images(sample_run):
+    artifacts, _ = sample_run
+    gpu = yaml.safe_load((SAMPLE / "group_vars" / "all" / "gpu.yml").read_text())["gpu"]
+    chart = by(artifacts, "helm chart")["gpu-operator"]
+    assert (chart["source"], chart["version"], chart["group"]) == (gpu["operator"]["chart_repo"], gpu["operator"]["chart_version"], "gpu")
+    images = {name: item for name, item in by(artifacts, "container image").items() if item["group"] == "gpu"}
+    assert images["dcgm-exporter"]["source"] == "nvcr.io/nvidia/k8s/dcgm-exporter:4.6.0-4.8.3-distroless"
+    # DGX OS brings the driver, the toolkit and DCGM: their images are not mirrored.
+    assert set(images) == {"gpu-operator", "gpu-operator-validator", "k8s-device-plugin", "dcgm-exporter", "k8s-mig-manager"}
+
+
+def test_a_mirror_is_each_gpu_images_source_and_an_unknown_chart_leaves_tags_open():
+    plan = {"enabled": True, "chart": {"name": "gpu-operator", "version": "v26.3.3", "repo": "https://example.com/c", "file": None}}
+    listed = airgap.gpu_artifacts(plan, "mirror.example.com/nvcr")
+    images = {item["name"]: item for item in listed if item["kind"] == "container image"}
+    assert images["k8s-mig-manager"]["source"] == "mirror.example.com/nvcr/nvidia/cloud-native/k8s-mig-manager"
+    assert images["k8s-mig-manager"]["version"] == "" and "v26.3.3" in images["k8s-mig-manager"]["note"]
+    assert airgap.gpu_artifacts(dict(plan, enabled=False)) == []

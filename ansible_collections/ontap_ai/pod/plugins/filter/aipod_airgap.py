@@ -1,6 +1,6 @@
 """Filters that list what an air-gapped site mirrors (playbooks/airgap_artifacts.yml).
 
-Docs: aipod_deepops_artifacts.yml, aipod_trident_artifacts.yml, aipod_toolchain_artifacts.yml,
+Docs: aipod_deepops_artifacts.yml, aipod_trident_artifacts.yml, aipod_gpu_artifacts.yml, aipod_toolchain_artifacts.yml,
 aipod_artifacts_table.yml and aipod_artifacts_markdown.yml beside this file. The logic lives in
 plugins/plugin_utils/aipod_report/airgap.py (pure functions, unit-tested without Ansible).
 """
@@ -24,6 +24,12 @@ def _artifacts(value: Any, filter_name: str) -> list[Mapping[str, Any]]:
     if not isinstance(value, list) or not all(isinstance(item, Mapping) and set(airgap.FIELDS) <= set(item) for item in value):
         raise AnsibleFilterError(f"{filter_name}: expected a list of artefacts (dicts with {', '.join(airgap.FIELDS)})")
     return value
+
+
+def aipod_gpu_artifacts(plan: Any) -> list[dict[str, str]]:
+    checked = _mapping(plan, "aipod_gpu_artifacts", "the GPU plan (aipod_gpu_plan)")
+    registry = checked.get("image_registry") or ""
+    return airgap.gpu_artifacts(checked, str(registry))
 
 
 def aipod_deepops_artifacts(plan: Any, settings: Any) -> list[dict[str, str]]:
@@ -63,6 +69,7 @@ class FilterModule:
         return {
             "aipod_deepops_artifacts": aipod_deepops_artifacts,
             "aipod_trident_artifacts": aipod_trident_artifacts,
+            "aipod_gpu_artifacts": aipod_gpu_artifacts,
             "aipod_toolchain_artifacts": aipod_toolchain_artifacts,
             "aipod_artifacts_table": aipod_artifacts_table,
             "aipod_artifacts_markdown": aipod_artifacts_markdown,

@@ -161,7 +161,7 @@ def operator_values(model: dict) -> dict[str, Any]:
 
 
 def operator_plan(model: dict) -> dict[str, Any]:
-    """What the GPU layer makes: {enabled, namespace, release, chart {repo, name, version, file}, values,
+    """What the GPU layer makes: {enabled, namespace, release, chart {repo, name, version, file}, values, image_registry,
     nodes [{host, gpus, mig_layout}], kubespray {containerd runtime settings}}."""
     gpu = gpu_section(model)
     operator = m.as_dict(gpu.get("operator"))
@@ -180,6 +180,7 @@ def operator_plan(model: dict) -> dict[str, Any]:
             "file": m.as_str(operator.get("chart_file")),
         },
         "values": operator_values(model),
+        "image_registry": m.as_str(operator.get("image_registry")),
         "nodes": [{"host": host, "gpus": m.dgx_gpu_count(m.as_dict(dgx.get(host))),
                    "mig_layout": layouts.get(host)} for host in dgx_workers(model)],
         "kubespray": kubespray_runtime(model) if enabled else {},

@@ -154,6 +154,39 @@ def trident_artifacts(plan: Mapping[str, Any], settings: Mapping[str, Any]) -> l
     return out
 
 
+# The GPU Operator's images a DGX OS node runs (driver, toolkit and DCGM are the host's), with their
+# path under nvcr.io, and the tags chart v26.7.0's values.yaml gives them.
+GPU_OPERATOR_IMAGES = (
+    ("gpu-operator", "nvidia", "v26.7.0"),
+    ("gpu-operator-validator", "nvidia/cloud-native", "v26.7.0"),
+    ("k8s-device-plugin", "nvidia", "v0.20.0"),
+    ("dcgm-exporter", "nvidia/k8s", "4.6.0-4.8.3-distroless"),
+    ("k8s-mig-manager", "nvidia/cloud-native", "v0.15.0"),
+)
+
+
+def gpu_artifacts(plan: Mapping[str, Any], registry: str = "") -> list[dict[str, str]]:
+    """The GPU Operator's chart and the images it runs on DGX OS nodes; nothing when the bundle does not install it."""
+    if not plan.get("enabled"):
+        return []
+    chart = plan.get("chart") or {}
+    version = str(chart.get("version") or "")
+    if chart.get("file"):
+        source, note = str(chart["file"]), "a copy beside the inventory: nothing to fetch"
+    else:
+        source, note = str(chart.get("repo") or ""), "helm pull --repo <repo> gpu-operator --version <version>"
+    out = [artifact("gpu", "helm chart", str(chart.get("name") or "gpu-operator"), version, source,
+                    "gpu.operator.chart_repo or chart_file (site model)", note)]
+    tags_known = version == "v26.7.0"
+    for name, path, tag in GPU_OPERATOR_IMAGES:
+        upstream = f"nvcr.io/{path}/{name}:{tag}" if tags_known else f"nvcr.io/{path}/{name}"
+        mirrored = f"{registry.rstrip('/')}/{path}/{name}" + (f":{tag}" if tags_known else "") if registry else upstream
+        out.append(artifact("gpu", "container image", name, tag if tags_known else "", mirrored,
+                            "gpu.operator.image_registry (site model)",
+                            "" if tags_known else f"the tag chart {version}'s values.yaml gives it", upstream=upstream))
+    return out
+
+
 def toolchain_artifacts(requirements_txt: str, constraints_txt: str, requirements_yml: Mapping[str, Any],
                         pip_index: str, galaxy_server: str, ee_definition: Mapping[str, Any] | None = None) -> list[dict[str, str]]:
     """The control node's toolchain: every wheel constraints.txt freezes (requirements.txt's closure), the collections,
