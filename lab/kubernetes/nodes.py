@@ -137,6 +137,15 @@ def is_ready(node) -> bool:
     return any(c.type == "Ready" and c.status == "True" for c in (node.status.conditions or []))
 
 
+def registration_metadata(name: str, labels: dict[str, str]) -> dict:
+    """A DGX's Node as its kubelet registers it (the attach-detach annotation every kubelet sets), with
+    the labels node feature discovery's worker puts on a host with NVIDIA PCI devices, and the one
+    the GPU Operator's node feature rules derive from it."""
+    return {"name": name,
+            "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
+                       "feature.node.kubernetes.io/pci-10de.present": "true", "nvidia.com/gpu.present": "true", **labels},
+            "annotations": {"volumes.kubernetes.io/controller-managed-attach-detach": "true"}}
+
 class Agent:
     def __init__(self, kube) -> None:
         self.kube = kube
@@ -161,9 +170,7 @@ class Agent:
         nodes = {n.metadata.name: n for n in self.core.list_node().items}
         for name, kubelet, node in self.running_kubelets(kubelets, dict(nodes)):
             if node is None:
-                body = {"apiVersion": "v1", "kind": "Node",
-                        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
-                                                              "nvidia.com/gpu.present": "true"}}}
+                body = {"apiVersion": "v1", "kind": "Node", "metadata": registration_metadata(name, {})}
                 node = self.core.create_node(body)
                 record("registered", node=name)
             wanted = node_status(kubelet)
@@ -311,9 +318,7 @@ class KwokAgent(Agent):
                 # carry its status on creation); KWOK adds the conditions.
                 del wanted["conditions"]
                 body = {"apiVersion": "v1", "kind": "Node",
-                        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
-                                                              "nvidia.com/gpu.present": "true",
-                                                              KWOK_LABEL: "kwok" if ready else "not-ready"}},
+                        "metadata": registration_metadata(name, {KWOK_LABEL: "kwok" if ready else "not-ready"}),
                         "status": wanted}
                 node = self.core.create_node(body)
                 record("registered", node=name)
