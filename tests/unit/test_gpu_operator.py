@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 from project_paths import SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import gpu
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import gpu, verify
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.deepops import deepops_plan
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import check_model
@@ -159,3 +159,25 @@ def test_the_release_and_the_mig_labels_are_compared_as_pending_items():
     # A node not in the cluster yet cannot be labelled; a label the model does not name is not compared.
     assert [i["action"] for i in gpu.operator_pending(plan, release, [node("dgx01", **{"nvidia.com/mig.config": "x"})])] == ["refuse"]
     assert gpu.operator_pending(dict(plan, enabled=False), None, []) == []
+
+
+def pod(name: str, node_name: str | None) -> dict:
+    return {"metadata": {"name": name}, "spec": {"nodeName": node_name}}
+
+
+def test_the_operator_passes_when_its_policy_is_ready_and_its_operands_run_on_the_dgx_only():
+    plan = gpu.operator_plan(SITE.model)
+    ready = [{"metadata": {"name": "cluster-policy"}, "status": {"state": "ready"}}]
+    pods = [pod(f"nvidia-device-plugin-daemonset-{host}", host) for host in ("dgx01", "dgx02", "dgx03", "dgx04")] + [
+        pod("gpu-operator-node-feature-discovery-worker-x", "k8s-cp01"), pod("gpu-feature-discovery-a", "dgx01")]
+    checks = verify.judge_gpu_operator(plan, ready, pods)
+    assert [(c["name"], c["status"]) for c in checks] == [("gpu_operator_ready", "pass"), ("gpu_operands_on_dgx", "pass")]
+    failing = [{"status": {"state": "notReady", "conditions": [
+        {"type": "Error", "status": "True", "message": "Failed to reconcile state-dcgm-exporter"}]}}]
+    checks = verify.judge_gpu_operator(plan, failing, pods[1:] + [pod("nvidia-dcgm-exporter-q", "k8s-cp02")])
+    assert checks[0] == {"name": "gpu_operator_ready", "status": "fail",
+                         "detail": "ClusterPolicy notReady: Failed to reconcile state-dcgm-exporter"}
+    assert checks[1]["detail"] == "not on a DGX worker: nvidia-dcgm-exporter-q on k8s-cp02; no device plugin on dgx01"
+    assert "is its pod running" in verify.judge_gpu_operator(plan, [{"status": {}}], pods)[0]["detail"]
+    assert verify.judge_gpu_operator(plan, [], pods)[0]["detail"].startswith("no ClusterPolicy")
+    assert verify.judge_gpu_operator(dict(plan, enabled=False), [], []) == []

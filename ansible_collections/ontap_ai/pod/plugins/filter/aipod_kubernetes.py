@@ -3,7 +3,7 @@
 Docs: aipod_trident_plan.yml, aipod_deepops_plan.yml, aipod_ini_token.yml, aipod_deepops_steps.yml, aipod_kubeconfig_source.yml,
 aipod_kube_node_cidrs.yml, aipod_storage_class_changes.yml, aipod_snapshot_api_state.yml, aipod_snapshot_class_defaults.yml,
 aipod_k8s_apply_pending.yml, aipod_k8s_pending_items.yml, aipod_trident_secrets.yml, aipod_nodes_of_hosts.yml,
-aipod_gpu_plan.yml, aipod_gpu_pending.yml and
+aipod_gpu_plan.yml, aipod_gpu_pending.yml, aipod_judge_gpu_operator.yml and
 the verification judges (aipod_judge_*.yml, aipod_schedulable_nodes.yml,
 aipod_verification_result.yml) beside this file. The derivations live in
 plugins/plugin_utils/aipod_kubernetes/ (deepops.py, trident.py, gpu.py, apply.py, verify.py),
@@ -36,6 +36,7 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.trid
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.verify import (
     judge_backends,
     judge_classes,
+    judge_gpu_operator,
     judge_nodes,
     nodes_of_hosts,
     schedulable_nodes,
@@ -142,6 +143,12 @@ def aipod_judge_nodes(nodes: Any, model: Mapping) -> list[dict]:
     return judge_nodes(_require_model(model, "aipod_judge_nodes"), list(nodes or []))
 
 
+def aipod_judge_gpu_operator(plan: Any, policies: Any, pods: Any) -> list[dict]:
+    if not isinstance(plan, Mapping) or "nodes" not in plan:
+        raise AnsibleFilterError("aipod_judge_gpu_operator: expected the plan of aipod_gpu_plan")
+    return judge_gpu_operator(dict(plan), list(policies or []), list(pods or []))
+
+
 def aipod_judge_backends(configs: Any, plan: Mapping, backends: Any, controller_running: bool) -> list[dict]:
     return judge_backends(dict(plan), list(configs or []), list(backends or []), bool(controller_running))
 
@@ -200,6 +207,7 @@ class FilterModule:
             "aipod_k8s_pending_items": aipod_k8s_pending_items,
             "aipod_trident_secrets": aipod_trident_secrets,
             "aipod_judge_nodes": aipod_judge_nodes,
+            "aipod_judge_gpu_operator": aipod_judge_gpu_operator,
             "aipod_judge_backends": aipod_judge_backends,
             "aipod_judge_classes": aipod_judge_classes,
             "aipod_schedulable_nodes": aipod_schedulable_nodes,

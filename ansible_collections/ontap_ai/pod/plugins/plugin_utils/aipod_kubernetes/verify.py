@@ -82,6 +82,43 @@ def judge_nodes(model: dict, nodes: list) -> list[dict]:
     return checks
 
 
+# The GPU Operator's operands: the pods it runs on GPU nodes (node feature discovery's worker runs on every node).
+OPERAND_PREFIXES = ("nvidia-", "gpu-feature-discovery-")
+
+
+def judge_gpu_operator(plan: dict, policies: list, pods: list) -> list[dict]:
+    """The GPU Operator reports its ClusterPolicy ready, and its operands run on the DGX workers, each of which has a
+    device plugin. No check when the bundle does not install the operator."""
+    if not plan.get("enabled"):
+        return []
+    policy = next((p for p in m.as_list(policies) if isinstance(p, dict)), None)
+    if policy is None:
+        checks = [_check("gpu_operator_ready", "fail", "no ClusterPolicy: the GPU Operator's chart is not installed")]
+    else:
+        status = m.as_dict(policy.get("status"))
+        state = m.as_str(status.get("state"))
+        error = next((m.as_str(c.get("message")) for c in m.as_list(status.get("conditions"))
+                      if isinstance(c, dict) and c.get("type") == "Error" and c.get("status") == "True"), None)
+        if state == "ready":
+            checks = [_check("gpu_operator_ready", "pass", "ClusterPolicy ready")]
+        else:
+            checks = [_check("gpu_operator_ready", "fail",
+                             f"ClusterPolicy {state or 'without a state'}: " + (error or "the operator has reported nothing; is its pod running?"))]
+    dgx = [node["host"] for node in plan.get("nodes") or []]
+    operands = [p for p in m.as_list(pods) if isinstance(p, dict)
+                and (m.as_str(m.as_dict(p.get("metadata")).get("name")) or "").startswith(OPERAND_PREFIXES)]
+    placed = {(m.as_str(m.as_dict(p.get("metadata")).get("name")) or ""): m.as_str(m.as_dict(p.get("spec")).get("nodeName"))
+              for p in operands}
+    astray = sorted(f"{name} on {node or 'no node'}" for name, node in placed.items() if node not in dgx)
+    plugins = {node for name, node in placed.items() if name.startswith("nvidia-device-plugin-daemonset")}
+    without = [host for host in dgx if host not in plugins]
+    problems = ([f"not on a DGX worker: {', '.join(astray)}"] if astray else []) + (
+        [f"no device plugin on {', '.join(without)}"] if without else [])
+    checks.append(_check("gpu_operands_on_dgx", "fail" if problems else "pass",
+                         "; ".join(problems) or f"{len(operands)} operand pods, on the DGX workers only, a device plugin on each"))
+    return checks
+
+
 def judge_backends(plan: dict, configs: list, backends: list, controller_running: bool) -> list[dict]:
     """Every planned TridentBackendConfig exists, is Bound with a successful last operation, and its backend is online."""
     by_name = {m.as_dict(c.get("metadata")).get("name"): c for c in m.as_list(configs) if isinstance(c, dict)}
