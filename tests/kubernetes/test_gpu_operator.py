@@ -1,15 +1,18 @@
 """The GPU layer against the lab's Kubernetes: NVIDIA's GPU Operator chart installed with the DGX OS
-values, each DGX's MIG layout set, a second run changing nothing.
+values, each DGX's MIG layout set, a second run changing nothing, and the operator's own controller
+reconciling the ClusterPolicy the chart declares, which the verification then judges.
 
 The chart is NVIDIA's own, packaged from the gpu-operator Go module (lab/kubernetes/gpu-operator-chart),
-since neither NVIDIA's chart repository nor its registry can be reached here. KWOK plays the kubelets,
-so the chart's pods are scheduled and reported Running without a container; nothing here needs a GPU.
+and the controller is built from the same module (lab/kubernetes/gpu-operator), since neither NVIDIA's
+chart repository nor its registry can be reached here. KWOK plays the kubelets, so pods are scheduled
+and reported Running without a container; nothing here needs a GPU.
 """
 from __future__ import annotations
 
 import json
 import shutil
 import subprocess
+import time
 
 import pytest
 import yaml
@@ -40,6 +43,7 @@ def cluster():
 
     api = config.new_client_from_config(str(KUBECONFIG))
     yield {"core": client.CoreV1Api(api), "custom": client.CustomObjectsApi(api), "apps": client.AppsV1Api(api)}
+    subprocess.run([str(REPO / "lab" / "kubernetes" / "gpu-operator"), "stop"], check=False)
     assert lab("stop", "kubernetes").returncode == 0
     if was_running:
         assert lab("start", "kubernetes").returncode == 0
@@ -123,3 +127,34 @@ def test_new_values_upgrade_the_release(site, cluster):
     policy = cluster["custom"].get_cluster_custom_object("nvidia.com", "v1", "clusterpolicies", "cluster-policy")
     assert policy["spec"]["dcgmExporter"]["enabled"] is False
     assert recap(kubernetes_layer(site).stdout)["changed"] == 0
+
+
+def test_the_operators_controller_reconciles_the_policy_and_verification_judges_it(site, cluster, tmp_path):
+    """The controller NVIDIA's image runs, against what the layer installed: it labels the GPU nodes (the
+    stand-ins carry node feature discovery's NVIDIA PCI label) and deploys its operands there; with the
+    driver and toolkit left to DGX OS it deploys neither."""
+    started = subprocess.run([str(REPO / "lab" / "kubernetes" / "gpu-operator"), "start"], capture_output=True, text=True, timeout=1200)
+    assert started.returncode == 0, started.stdout + started.stderr
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:  # the operator reconciles in a few tens of seconds
+        policy = cluster["custom"].get_cluster_custom_object("nvidia.com", "v1", "clusterpolicies", "cluster-policy")
+        if policy.get("status", {}).get("state") == "ready":
+            break
+        time.sleep(3)
+    report = tmp_path / "kubernetes-verify.json"
+    result = run_playbook(site["tmp"], "-i", str(site["inventory"] / "hosts.yml"), "playbooks/verify_kubernetes.yml",
+                          "-e", f"verify_kubernetes_report={report}",
+                          # This site's data sets have no claims (the Trident layer did not run): do not wait for them.
+                          "-e", "verify_kubernetes_claim_timeout=2", check=False)
+    checks = {c["name"]: c for c in json.loads(report.read_text())["checks"]}
+    assert checks["gpu_operator_ready"] == {"name": "gpu_operator_ready", "status": "pass", "detail": "ClusterPolicy ready"}, \
+        result.stdout[-3000:]
+    assert checks["gpu_operands_on_dgx"]["status"] == "pass", checks["gpu_operands_on_dgx"]
+    daemonsets = {ds.metadata.name: ds for ds in cluster["apps"].list_namespaced_daemon_set("gpu-operator").items}
+    assert {"nvidia-device-plugin-daemonset", "nvidia-operator-validator", "gpu-feature-discovery"} <= set(daemonsets)
+    # DGX OS brings the driver and the toolkit: the operator deploys neither.
+    assert not [name for name in daemonsets if "driver" in name or "container-toolkit" in name]
+    # The DCGM exporter reads the host's DCGM over localhost, so the operator gives it the host network.
+    assert daemonsets.get("nvidia-dcgm-exporter") is None or daemonsets["nvidia-dcgm-exporter"].spec.template.spec.host_network is True
+    labels = cluster["core"].read_node("dgx02").metadata.labels
+    assert labels.get("nvidia.com/gpu.deploy.device-plugin") == "true"
