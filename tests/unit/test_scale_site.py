@@ -36,6 +36,12 @@ def test_the_grown_site_validates_with_no_error_or_warning(grown):
     assert report.findings == [], report.text()
 
 
+def test_a_mig_layout_follows_its_dgx(grown):
+    count, _inventory, model = grown
+    # The sample cuts its fourth DGX into MIG slices; the grown site's fourth DGX keeps that layout.
+    assert model["gpu"]["mig"]["layouts"] == {f"dgx{4:0{len(str(count))}d}": "all-1g.5gb"}
+
+
 def test_the_storage_keeps_up_with_the_gpus(grown):
     count, _inventory, model = grown
     sizing = m.sizing(model)

@@ -25,8 +25,9 @@ def mig_layouts(ctx: Context) -> None:
     for host, layout in layouts.items():
         path = ("gpu", "mig", "layouts", host)
         if host not in workers:
+            listed = ", ".join(workers[:5]) + (f", ... ({len(workers)} in all)" if len(workers) > 5 else "")
             ctx.error("dangling-reference", path, f"MIG layout for {host}, which is not a DGX Kubernetes worker",
-                      f"name a DGX listed under kube_node ({', '.join(workers) or 'none is'}), or remove the layout")
+                      f"name a DGX listed under kube_node ({listed or 'none is'}), or remove the layout")
             continue
         if not isinstance(layout, str):
             continue  # the schema refuses it
