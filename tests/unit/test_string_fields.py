@@ -74,7 +74,7 @@ FREE_TEXT = {("hosts", "*", "dgx", "gpus", "model"), ("hosts", "*", "dgx", "mode
              ("ontap", "platform"), ("pod", "description")}
 # URLs keep the characters RFC 3986 allows (';', '$', '(' and ')'): they reach get_url and helm as
 # one argument, never a shell.
-URL_FIELDS = {("kubernetes", "deepops", "release_url"), ("trident", "install", "chart_repo")}
+URL_FIELDS = {("kubernetes", "deepops", "release_url"), ("trident", "install", "chart_repo"), ("gpu", "operator", "chart_repo")}
 LOOKALIKES = {"homoglyph": lambda text: text[:1] + "\u0430" + text[1:], "metacharacters": lambda text: text + ";$(id)",
               "a space": lambda text: text + " x", "a quote": lambda text: text + "'\""}
 
