@@ -13,7 +13,8 @@ PREFIX = "ansible_collections.ontap_ai.pod.plugins.plugin_utils."
 # A new package declares its floor here.
 FLOORS = {
     "aipod_site": 1, "aipod_run": 1,  # the model: loading, schema, derived values, findings; the run lock
-    "aipod_network": 2, "aipod_ontap": 2, "aipod_compute": 2, "aipod_kubernetes": 2, "aipod_datasets": 2,  # the layers
+    "aipod_network": 2, "aipod_ontap": 2, "aipod_compute": 2, "aipod_kubernetes": 2, "aipod_datasets": 2,
+    "aipod_monitoring": 2,  # the layers
     "aipod_validation": 3, "aipod_report": 3,  # what stands on every layer
 }
 

@@ -38,7 +38,7 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.yamlload i
     load_with_lines,
 )
 
-GLOBAL_KEYS = ("pod", "networks", "ontap", "compute", "kubernetes", "trident", "datasets", "gpu")
+GLOBAL_KEYS = ("pod", "networks", "ontap", "compute", "kubernetes", "trident", "datasets", "gpu", "monitoring")
 REQUIRED_GLOBAL_KEYS = ("pod", "networks", "ontap", "kubernetes", "trident")
 HOST_KEYS = {"switch": "switches", "dgx": "dgx", "server": "servers"}
 KIND_GROUPS = ("switches", "ontap", "dgx", "servers")

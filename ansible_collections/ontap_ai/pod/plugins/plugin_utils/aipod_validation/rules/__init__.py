@@ -7,7 +7,8 @@ read the model only through the defensive helpers of aipod_site.model, so a malf
 findings are most useful to read.
 
 Each layer's package holds its own rules (aipod_network.rules, aipod_ontap.rules,
-aipod_compute.rules, aipod_kubernetes.rules, .trident_rules and .gpu_rules, aipod_datasets.rules); the modules
+aipod_compute.rules, aipod_kubernetes.rules, .trident_rules and .gpu_rules, aipod_datasets.rules,
+aipod_monitoring.rules); the modules
 here hold the rules across layers (inventory, text, networks, limits, secrets, artifacts,
 role_variables, sizing). A new rule runs only once it is listed in RULES, named through its module.
 """
@@ -18,6 +19,7 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import gpu_rules as gpu
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import rules as kubernetes
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import trident_rules as trident
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_monitoring import rules as monitoring
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import rules as switches
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_ontap import rules as ontap
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.findings import Finding
@@ -83,6 +85,8 @@ RULES: list[Rule] = [
     *gpu.RULES,
     # data sets
     *datasets.RULES,
+    # monitoring
+    *monitoring.RULES,
     # secrets, files and downloads
     secrets.secrets,
     secrets.files,
@@ -114,6 +118,7 @@ __all__ = [
     "hosts",
     "inventory",
     "kubernetes",
+    "monitoring",
     "networks",
     "ontap",
     "role_variables",

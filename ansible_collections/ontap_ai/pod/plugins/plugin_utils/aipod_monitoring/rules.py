@@ -1,0 +1,54 @@
+"""Rules of the model's `monitoring` section: where Prometheus keeps its data, how often it scrapes,
+and Harvest's account."""
+from __future__ import annotations
+
+import re
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_monitoring import alerts
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
+
+HARVEST_ACCOUNT = "harvest"
+# Below this, a scrape of every DCGM exporter and Harvest poller costs more than it tells (DeepOps' 1 s).
+MIN_SCRAPE_SECONDS = 10
+_INTERVAL = re.compile(r"^([0-9]+)(s|m)$")
+
+
+def storage_class(ctx: Context) -> None:
+    """Prometheus's volume is on a StorageClass the model declares."""
+    section = alerts.monitoring_section(ctx.model)
+    wanted = m.as_str(m.as_dict(section.get("storage")).get("class"))
+    if wanted is None:
+        if alerts.enabled(ctx.model):
+            ctx.warning("monitoring", ("monitoring", "enabled"), "Prometheus keeps its samples on no volume: they go with its pod",
+                        "give monitoring.storage.class (a StorageClass of trident.storage_classes) and a size")
+        return
+    classes = [m.as_str(m.as_dict(c).get("name")) for c in m.as_list(m.as_dict(ctx.model.get("trident")).get("storage_classes"))]
+    if wanted not in classes:
+        ctx.error("dangling-reference", ("monitoring", "storage", "class"), f"StorageClass {wanted} is not one the model declares",
+                  f"name one of trident.storage_classes ({', '.join(c for c in classes if c) or 'none is declared'})")
+
+
+def scrape_interval(ctx: Context) -> None:
+    interval = m.as_str(alerts.monitoring_section(ctx.model).get("scrape_interval"))
+    match = _INTERVAL.match(interval or "")
+    if match and int(match[1]) * (60 if match[2] == "m" else 1) < MIN_SCRAPE_SECONDS:
+        ctx.error("monitoring", ("monitoring", "scrape_interval"),
+                  f"a scrape every {interval} loads every exporter and the ONTAP cluster for nothing",
+                  f"scrape every {MIN_SCRAPE_SECONDS}s or more (30s is the default)")
+
+
+def harvest_account(ctx: Context) -> None:
+    """Harvest's read-only account is its own: not the name of another tool's account."""
+    account = m.as_dict(m.as_dict(alerts.monitoring_section(ctx.model).get("harvest")).get("account"))
+    name = m.as_str(account.get("username")) or HARVEST_ACCOUNT
+    for index, svm in enumerate(m.svms(ctx.model)):
+        for key, tool in (("trident_account", "Trident"), ("dataops_account", "the DataOps Toolkit")):
+            if m.as_str(m.as_dict(svm.get(key)).get("username")) == name:
+                ctx.error("monitoring", ("monitoring", "harvest", "account", "username") if account else ("monitoring",),
+                          f"Harvest's account {name} is the name of {tool}'s account on SVM {svm.get('name')}",
+                          "give Harvest a name of its own (monitoring.harvest.account.username): its role is read-only "
+                          f"across the cluster, and one account cannot hold both roles (ontap.svms[{index}].{key})")
+
+
+RULES = [storage_class, scrape_interval, harvest_account]
