@@ -643,6 +643,12 @@ def scale(base: str, count: int, output: str, ha_pairs: int | None = None, switc
         [(f"{stem}-{leaf + 1}a", f"{stem}-{leaf + 1}b") for leaf in range(1, leaves)]
     spine_pair = (f"{stem}-spine-a", f"{stem}-spine-b") if has_spine else None
     domain = raw[first]["switch"]["vpc"]["domain"]
+    # The spine's port-channel to leaf pair k: the next number after UPLINK_CHANNEL that the pair's
+    # own port-channels (its peer link) do not take.
+    taken = {raw[first]["switch"]["vpc"].get("peer_link", {}).get("port_channel")} | {
+        pc.get("id") for pc in raw[first]["switch"].get("port_channels") or []}
+    spine_channels = [number for number in range(UPLINK_CHANNEL + 1, UPLINK_CHANNEL + 2 + leaves + len(taken))
+                      if number not in taken][:leaves]
     switch_mgmt = {}
     for pair in names[1:] + ([spine_pair] if spine_pair else []):
         for side, name in enumerate(pair):
@@ -701,7 +707,7 @@ def scale(base: str, count: int, output: str, ha_pairs: int | None = None, switc
             switch["ports"], switch["port_channels"] = entries[side]["ports"], entries[side]["port_channels"]
             if leaves > 1:
                 far = spine_pair[0] if spine_pair else (names[1][0] if leaf == 0 else names[0][0])
-                far_channel = UPLINK_CHANNEL + leaf + 1 if spine_pair else UPLINK_CHANNEL
+                far_channel = spine_channels[leaf] if spine_pair else UPLINK_CHANNEL
                 switch["port_channels"].append({"id": UPLINK_CHANNEL, "members": uplinks[side],
                                                 "connects_to": {"switch": far, "port_channel": far_channel}})
             if pair != template_pair:
@@ -715,7 +721,7 @@ def scale(base: str, count: int, output: str, ha_pairs: int | None = None, switc
             switch = body["switch"]
             free = [p for p in every_port if p not in set(peer_members[side])]
             switch["ports"] = []
-            switch["port_channels"] = [{"id": UPLINK_CHANNEL + leaf + 1, "members": [free.pop(0) for _ in range(spine_members)],
+            switch["port_channels"] = [{"id": spine_channels[leaf], "members": [free.pop(0) for _ in range(spine_members)],
                                         "connects_to": {"switch": names[leaf][0], "port_channel": UPLINK_CHANNEL}}
                                        for leaf in range(leaves)]
             _rename_pair(switch, spine_pair[1 - side], domain + leaves)

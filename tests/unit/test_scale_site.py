@@ -230,6 +230,16 @@ def test_the_larger_sample_has_nva_1175s_data_svm(large):
                       **{("/home", "spod_mgmt", "inband", f"aff-a90-{index:02d}"): 4 for index in range(1, 9)}}
 
 
+def test_eight_scalable_units_validate(tmp_path):
+    """1,024 DGX: 32 leaf pairs on one spine pair, whose port-channels to them skip its peer link's number."""
+    inventory = scale(str(REPO / "inventories" / "sample-large"), 1024, str(tmp_path / "large-1024"))
+    report = validate_site(inventory, decrypt=DECRYPT)
+    assert not report.errors, report.text()
+    spine = yaml.safe_load((pathlib.Path(inventory) / "host_vars" / "sn5600-spine-a.yml").read_text())["switch"]
+    channels = [pc["id"] for pc in spine["port_channels"]]
+    assert len(channels) == len(set(channels)) and spine["vpc"]["peer_link"]["port_channel"] not in channels
+
+
 def test_a_grown_site_grows_again(tmp_path):
     """From a base that already has several pairs (sample-large: a DGX leaf, a storage leaf and a spine
     on 4x breakouts), then from one with three-digit DGX names: no pair or DGX is left behind, the
