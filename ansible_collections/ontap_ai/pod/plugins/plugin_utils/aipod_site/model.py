@@ -10,10 +10,12 @@ schema reports those problems), so they skip what they cannot read instead of ra
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import ipaddress
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 VLAN_PORT = re.compile(r"^(?P<base>[a-z][a-z0-9]*?)-(?P<vlan>[0-9]{1,4})$")
@@ -123,8 +125,42 @@ def split_vlan_port(port: str) -> tuple[str, int | None]:
     return port, None
 
 
+# Values many rules derive from one model (every switch port's far end reads a host's NICs, every
+# ONTAP port the broadcast domains): within a derived_scope they are computed once per model.
+_DERIVED: contextvars.ContextVar[dict | None] = contextvars.ContextVar("aipod_site_derived", default=None)
+
+
+@contextlib.contextmanager
+def derived_scope(model: dict) -> Iterator[None]:
+    """Within it, host_interfaces and broadcast_domains of this model are computed once and shared
+    (read-only). Nothing outlives the scope: a model edited between scopes is read anew."""
+    current = _DERIVED.get()
+    if current is not None and current["model"] is model:
+        yield
+        return
+    token = _DERIVED.set({"model": model, "values": {}})
+    try:
+        yield
+    finally:
+        _DERIVED.reset(token)
+
+
+def _derived(model: dict, key: tuple, compute):
+    scope = _DERIVED.get()
+    if scope is None or scope["model"] is not model:
+        return compute()
+    values = scope["values"]
+    if key not in values:
+        values[key] = compute()
+    return values[key]
+
+
 def broadcast_domains(model: dict) -> list[dict]:
     """Broadcast domains with resolved settings: name, ipspace, network, mtu, ports[{node, port, base, vlan}]."""
+    return _derived(model, ("broadcast_domains",), lambda: _broadcast_domains(model))
+
+
+def _broadcast_domains(model: dict) -> list[dict]:
     networks = networks_by_name(model)
     result = []
     for domain in as_list(as_dict(model.get("ontap")).get("broadcast_domains")):
@@ -493,6 +529,11 @@ def management_network(model: dict, address: ipaddress.IPv4Address) -> str | Non
 
 # ---------------------------------------------------------------------------- hosts
 def host_interfaces(model: dict, host: str) -> dict[str, dict]:
+    """NICs and bonds of a DGX or server (see _host_interfaces); computed once per host within a derived_scope."""
+    return _derived(model, ("host_interfaces", host), lambda: _host_interfaces(model, host))
+
+
+def _host_interfaces(model: dict, host: str) -> dict[str, dict]:
     """NICs and bonds of a DGX or server: name -> {network, tagged, address, kind, mtu, speed, bond}.
 
     kind: storage (a storage NIC, or a storage bond, which also has members and primary),

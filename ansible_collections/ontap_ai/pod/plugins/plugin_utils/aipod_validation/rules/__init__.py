@@ -22,6 +22,7 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes impo
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_monitoring import rules as monitoring
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import rules as switches
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_ontap import rules as ontap
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as site_model
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.findings import Finding
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import Site
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context, Rule, host_path
@@ -100,8 +101,9 @@ RULES: list[Rule] = [
 
 def run_rules(site: Site, check_files: bool = True, rules: list[Rule] | None = None) -> list[Finding]:
     ctx = Context(site, check_files=check_files)
-    # The switch rules read the fabric (pairs, uplinks) for every port: build it once for the run.
-    with switches.network_model.fabric_scope(ctx.model):
+    # The switch rules read the fabric (pairs, uplinks) for every port, and many rules the hosts' NICs
+    # and the broadcast domains: each is derived once for the run.
+    with switches.network_model.fabric_scope(ctx.model), site_model.derived_scope(ctx.model):
         for function in rules or RULES:
             function(ctx)
     return ctx.findings
