@@ -178,13 +178,12 @@ def lab_peers(settings: Settings) -> list[dict]:
     return found
 
 
-def peer_password_variable(name: str) -> str:
-    """The vault variable of a peer cluster's admin password: vault_ontap_peer_password_<name, '_' for '-'>."""
-    return "vault_ontap_peer_password_" + "".join(c if c.isalnum() else "_" for c in name)
-
-
 def peer_password(settings: Settings, name: str) -> str:
+    """The peer cluster's admin password, from the vault variable the bundle reads it from."""
     from lab_secrets import inventory_secret
+
+    sys.path.insert(0, REPO)
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets.model import peer_password_variable  # noqa: E402
 
     variable = peer_password_variable(name)
     try:
