@@ -85,7 +85,12 @@ def networks_by_name(model: dict) -> dict[str, dict]:
 
 
 def hosts_of_kind(model: dict, kind: str) -> dict[str, dict]:
-    """host name -> its model for kind 'dgx', 'server' or 'switch' (hosts lacking it are skipped)."""
+    """host name -> its model for kind 'dgx', 'server' or 'switch' (hosts lacking it are skipped);
+    computed once per kind within a derived_scope."""
+    return _derived(model, ("hosts_of_kind", kind), lambda: _hosts_of_kind(model, kind))
+
+
+def _hosts_of_kind(model: dict, kind: str) -> dict[str, dict]:
     result = {}
     for host, body in as_dict(model.get("hosts")).items():
         data = as_dict(body).get(kind)
@@ -132,8 +137,8 @@ _DERIVED: contextvars.ContextVar[dict | None] = contextvars.ContextVar("aipod_si
 
 @contextlib.contextmanager
 def derived_scope(model: dict) -> Iterator[None]:
-    """Within it, host_interfaces and broadcast_domains of this model are computed once and shared
-    (read-only). Nothing outlives the scope: a model edited between scopes is read anew."""
+    """Within it, hosts_of_kind, host_interfaces and broadcast_domains of this model are computed once
+    and shared (read-only). Nothing outlives the scope: a model edited between scopes is read anew."""
     current = _DERIVED.get()
     if current is not None and current["model"] is model:
         yield
