@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 
@@ -35,3 +36,23 @@ def recap(output: str) -> dict[str, int]:
     assert found, f"no PLAY RECAP in:\n{output[-3000:]}"
     ok, changed, unreachable, failed = (int(x) for x in found[-1])
     return {"ok": ok, "changed": changed, "unreachable": unreachable, "failed": failed}
+
+
+LAB_KUBERNETES = REPO / ".lab" / "kubernetes"
+KUBECONFIG = LAB_KUBERNETES / "kubeconfig"
+
+
+def lab(*args: str) -> subprocess.CompletedProcess:
+    """lab/lab with these arguments, its output captured."""
+    return subprocess.run([str(REPO / "lab" / "lab"), *args], cwd=REPO, capture_output=True, text=True, timeout=1800)
+
+
+def lab_site_copy(root: pathlib.Path) -> pathlib.Path:
+    """A copy of inventories/lab under root that adopts the lab's API server by absolute kubeconfig path."""
+    inventory = root / "inventories" / "lab"
+    shutil.copytree(REPO / "inventories" / "lab", inventory)
+    # The lab inventory finds the lab's state (CA, keys) at ../../.lab, as from the repository.
+    (root / ".lab").symlink_to(REPO / ".lab")
+    path = inventory / "group_vars" / "all" / "kubernetes.yml"
+    path.write_text(path.read_text().replace("../../.lab/kubernetes/kubeconfig", str(KUBECONFIG)))
+    return inventory

@@ -10,23 +10,16 @@ and reported Running without a container; nothing here needs a GPU.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import time
 
 import pytest
 import yaml
-from kubernetes_helpers import REPO, recap, run_playbook
+from kubernetes_helpers import KUBECONFIG, LAB_KUBERNETES, REPO, lab, lab_site_copy, recap, run_playbook
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]
-LAB = REPO / ".lab" / "kubernetes"
-KUBECONFIG = LAB / "kubeconfig"
-HELM = LAB / "bin" / "helm"
+HELM = LAB_KUBERNETES / "bin" / "helm"
 DGX_WORKERS = {"dgx01", "dgx02", "dgx03", "dgx04"}
-
-
-def lab(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(REPO / "lab" / "lab"), *args], cwd=REPO, capture_output=True, text=True, timeout=1800)
 
 
 @pytest.fixture(scope="module")
@@ -58,11 +51,7 @@ def site(tmp_path_factory, cluster):
     assert made.returncode == 0, made.stdout + made.stderr
     chart = made.stdout.strip().splitlines()[-1]
     root = tmp_path_factory.mktemp("site")
-    inventory = root / "inventories" / "lab"
-    shutil.copytree(REPO / "inventories" / "lab", inventory)
-    (root / ".lab").symlink_to(REPO / ".lab")
-    path = inventory / "group_vars" / "all" / "kubernetes.yml"
-    path.write_text(path.read_text().replace("../../.lab/kubernetes/kubeconfig", str(KUBECONFIG)))
+    inventory = lab_site_copy(root)
     gpu = {"operator": {"enabled": True, "chart_file": chart, "chart_version": "v1.0.0-devel"},
            "mig": {"strategy": "mixed", "layouts": {"dgx01": "all-1g.5gb"}}}
     (inventory / "group_vars" / "all" / "gpu.yml").write_text(yaml.safe_dump({"gpu": gpu}))

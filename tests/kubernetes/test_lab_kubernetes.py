@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
 import ssl
 import subprocess
 import sys
@@ -21,15 +20,10 @@ import urllib.request
 
 import pytest
 import yaml
-from kubernetes_helpers import REPO, recap, run_playbook
+from kubernetes_helpers import KUBECONFIG, REPO, lab, lab_site_copy, recap, run_playbook
+from kubernetes_helpers import LAB_KUBERNETES as LAB
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]
-LAB = REPO / ".lab" / "kubernetes"
-KUBECONFIG = LAB / "kubeconfig"
-
-
-def lab(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(REPO / "lab" / "lab"), *args], cwd=REPO, capture_output=True, text=True, timeout=1800)
 
 
 @pytest.fixture(scope="module")
@@ -65,13 +59,7 @@ def cluster():
 def site(tmp_path_factory, cluster):
     """A copy of inventories/lab that adopts the lab's API server by absolute kubeconfig path."""
     root = tmp_path_factory.mktemp("site")
-    inventory = root / "inventories" / "lab"
-    shutil.copytree(REPO / "inventories" / "lab", inventory)
-    # The lab inventory finds the lab's state (CA, keys) at ../../.lab, as from the repository.
-    (root / ".lab").symlink_to(REPO / ".lab")
-    path = inventory / "group_vars" / "all" / "kubernetes.yml"
-    path.write_text(path.read_text().replace("../../.lab/kubernetes/kubeconfig", str(KUBECONFIG)))
-    return {"inventory": inventory, "tmp": root}
+    return {"inventory": lab_site_copy(root), "tmp": root}
 
 
 def edit_trident(site, change) -> None:
