@@ -13,7 +13,7 @@ import pytest
 from kubernetes_helpers import BIN, REPO, run_playbook
 
 GOLDEN = REPO / "tests" / "golden" / "deepops" / "sample"
-FILES = ("inventory", "group_vars/all/50-aipod.yml", "group_vars/k8s_cluster/50-aipod.yml")
+FILES = ("inventory", "group_vars/all/50-aipod.yml", "group_vars/k8s_cluster/50-aipod.yml", "group_vars/aipod_gpu_nodes/50-aipod.yml")
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,11 @@ def test_ansible_inventory_reads_the_generated_inventory(rendered, tmp_path):
     assert dgx01["users"] == [{"username": "aipod", "name": "aipod", "uid": 2000, "group": "aipod", "home": "/home/aipod"}]
     assert dgx01["groups_to_create"] == [{"name": "aipod", "gid": 2000}]
     assert dgx01["kube_pods_subnet"] == "10.233.64.0/18"
-    # The nvidia runtime as Kubespray declares runtimes, with runc's cgroup setting left for Kubespray to fill.
+    # The nvidia runtime as Kubespray declares runtimes, with runc's cgroup setting left for Kubespray to fill,
+    # on the DGX workers only: the control plane has no NVIDIA runtime to default to.
+    assert inventory["aipod_gpu_nodes"]["hosts"] == ["dgx01", "dgx02", "dgx03", "dgx04"]
     assert (dgx01["containerd_default_runtime"], dgx01["enable_cdi"]) == ("nvidia", True)
     nvidia = dgx01["containerd_additional_runtimes"][0]
     assert nvidia["options"]["SystemdCgroup"] == "{{ containerd_use_systemd_cgroup | ternary('true', 'false') }}"
+    control_plane = inventory["_meta"]["hostvars"]["k8s-cp01"]
+    assert "containerd_default_runtime" not in control_plane and "containerd_additional_runtimes" not in control_plane

@@ -63,7 +63,8 @@ def deepops_plan(model: dict) -> dict[str, Any]:
     {hosts: [{name, ip}], control_plane, etcd, workers, decommission, user, group, version, release_url,
     kube_version (None: the Kubernetes release the Kubespray of that DeepOps pins), service_cidr, pod_cidr,
     gpu_operator (the bundle installs the GPU Operator, so DeepOps' own NVIDIA plays are skipped),
-    containerd (Kubespray's containerd variables for the nvidia runtime; {} when the bundle leaves GPUs alone)}.
+    gpu_nodes (the DGX workers, DeepOps' group aipod_gpu_nodes) and containerd (Kubespray's containerd
+    variables for the nvidia runtime on those nodes only; {} when the bundle leaves GPUs alone)}.
     Connection settings (ansible_host, ansible_user) are not model data: the role adds them from
     the inventory's variables.
     """
@@ -94,6 +95,8 @@ def deepops_plan(model: dict) -> dict[str, Any]:
         "service_cidr": KUBESPRAY_SERVICE_CIDR,
         "pod_cidr": KUBESPRAY_POD_CIDR,
         "gpu_operator": gpu.operator_enabled(model),
+        # The nvidia runtime is the default only where its binary is: on the DGX, not the control plane.
+        "gpu_nodes": [host for host in gpu.dgx_workers(model) if host in names] if gpu.operator_enabled(model) else [],
         "containerd": gpu.kubespray_runtime(model) if gpu.operator_enabled(model) else {},
     }
 
