@@ -181,3 +181,9 @@ def test_the_operator_passes_when_its_policy_is_ready_and_its_operands_run_on_th
     assert "is its pod running" in verify.judge_gpu_operator(plan, [{"status": {}}], pods)[0]["detail"]
     assert verify.judge_gpu_operator(plan, [], pods)[0]["detail"].startswith("no ClusterPolicy")
     assert verify.judge_gpu_operator(dict(plan, enabled=False), [], []) == []
+
+
+def test_a_dgx_being_decommissioned_is_no_gpu_worker():
+    model = copy.deepcopy(SITE.model)
+    model["hosts"]["dgx04"].setdefault("groups", []).append("decommission")
+    assert "dgx04" not in gpu.dgx_workers(model) and "dgx03" in gpu.dgx_workers(model)

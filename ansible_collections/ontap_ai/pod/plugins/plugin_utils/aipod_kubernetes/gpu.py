@@ -70,9 +70,10 @@ def gpu_section(model: dict) -> dict:
 
 
 def dgx_workers(model: dict) -> list[str]:
-    """Kubernetes workers that are DGX systems, in the inventory's order."""
+    """Kubernetes workers that are DGX systems, in the inventory's order; not those being decommissioned."""
     dgx = m.hosts_of_kind(model, "dgx")
-    return [host for host in m.group_members(model, "kube_node") if host in dgx]
+    leaving = m.group_members(model, "decommission")
+    return [host for host in m.group_members(model, "kube_node") if host in dgx and host not in leaving]
 
 
 def operator_enabled(model: dict) -> bool:
