@@ -183,6 +183,19 @@ def test_the_operator_passes_when_its_policy_is_ready_and_its_operands_run_on_th
     assert verify.judge_gpu_operator(dict(plan, enabled=False), [], []) == []
 
 
+def test_a_gpu_operator_installed_otherwise_is_refused_never_replaced():
+    plan = gpu.operator_plan(SITE.model)
+    deepops = {"metadata": {"name": "cluster-policy", "annotations": {"meta.helm.sh/release-name": "nvidia-gpu-operator",
+                                                                      "meta.helm.sh/release-namespace": "gpu-operator"}}}
+    refused = gpu.operator_pending(plan, None, [], [deepops])
+    assert [(i["action"], i["field"]) for i in refused][:1] == [("refuse", None)]
+    assert "helm release nvidia-gpu-operator in gpu-operator" in refused[0]["reason"] and "gpu.operator.enabled: false" in refused[0]["reason"]
+    assert "not installed by helm" in gpu.operator_pending(plan, None, [], [{"metadata": {"name": "cluster-policy"}}])[0]["reason"]
+    ours = {"metadata": {"name": "cluster-policy", "annotations": {"meta.helm.sh/release-name": "gpu-operator",
+                                                                   "meta.helm.sh/release-namespace": "gpu-operator"}}}
+    assert [i["action"] for i in gpu.operator_pending(plan, None, [], [ours])][:1] == ["create"]
+
+
 def test_a_dgx_being_decommissioned_is_no_gpu_worker():
     model = copy.deepcopy(SITE.model)
     model["hosts"]["dgx04"].setdefault("groups", []).append("decommission")

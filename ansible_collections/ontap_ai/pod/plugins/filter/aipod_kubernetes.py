@@ -175,14 +175,14 @@ def aipod_gpu_plan(model: Mapping) -> dict[str, Any]:
     return operator_plan(_require_model(model, "aipod_gpu_plan"))
 
 
-def aipod_gpu_pending(plan: Mapping, release: Any, nodes: Any) -> list[dict]:
+def aipod_gpu_pending(plan: Mapping, release: Any, nodes: Any, policies: Any = None) -> list[dict]:
     if not isinstance(plan, Mapping) or "chart" not in plan:
         raise AnsibleFilterError("aipod_gpu_pending: expected the plan of aipod_gpu_plan")
     if release is not None and not isinstance(release, Mapping):
         raise AnsibleFilterError("aipod_gpu_pending: the release is helm_info's status, or none when it does not exist")
     if not isinstance(nodes, list):
         raise AnsibleFilterError("aipod_gpu_pending: expected a list of Node objects")
-    return operator_pending(dict(plan), dict(release) if release else None, nodes)
+    return operator_pending(dict(plan), dict(release) if release else None, nodes, list(policies or []))
 
 
 class FilterModule:

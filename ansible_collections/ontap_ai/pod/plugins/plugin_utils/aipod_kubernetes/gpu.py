@@ -200,19 +200,40 @@ def kubespray_runtime(model: dict) -> dict[str, Any]:
 MIG_LABEL = "nvidia.com/mig.config"
 
 
-def operator_pending(plan: dict, release: dict | None, nodes: list) -> list[dict]:
+def foreign_policy(plan: dict, policies: list) -> str:
+    """Who installed a ClusterPolicy that is not this release's ('' when there is none): a second
+    operator must not be installed beside it (DeepOps installs its own as nvidia-gpu-operator)."""
+    for policy in policies:
+        annotations = m.as_dict(m.as_dict(m.as_dict(policy).get("metadata")).get("annotations"))
+        owner = (m.as_str(annotations.get("meta.helm.sh/release-name")), m.as_str(annotations.get("meta.helm.sh/release-namespace")))
+        if owner != (plan.get("release"), plan.get("namespace")):
+            name = m.as_str(m.as_dict(m.as_dict(policy).get("metadata")).get("name")) or "?"
+            return (f"ClusterPolicy {name} of helm release {owner[0]} in {owner[1]}" if owner[0]
+                    else f"ClusterPolicy {name}, not installed by helm")
+    return ""
+
+
+def operator_pending(plan: dict, release: dict | None, nodes: list, policies: list | None = None) -> list[dict]:
     """The GPU layer's pending items: the chart's release against the plan, and each DGX's MIG label.
 
     release is kubernetes.core.helm_info's status (None when the release does not exist); nodes are
-    the cluster's Node objects. A release helm left pending is refused: helm upgrades no such release.
-    A MIG label the model does not name is the operator's or an operator's, and is not compared.
+    the cluster's Node objects; policies its ClusterPolicy objects. A GPU Operator installed otherwise
+    (another release's or no release's ClusterPolicy) is refused, never replaced; a release helm left
+    pending is refused: helm upgrades no such release. A MIG label the model does not name is the
+    operator's or an operator's, and is not compared.
     """
     if not plan.get("enabled"):
         return []
     chart = m.as_dict(plan.get("chart"))
     name = f"helm release {plan.get('namespace')}/{plan.get('release')}"
     found: list[dict] = []
-    if not release:
+    other = foreign_policy(plan, m.as_list(policies)) if not release else ""
+    if other:
+        reason = (f"a GPU Operator is installed otherwise ({other}); the bundle installs no second one. Uninstall it "
+                  "(helm uninstall <release> -n <namespace>; DeepOps names it nvidia-gpu-operator) and run again, or set "
+                  "gpu.operator.enabled: false to keep it")
+        found.append(aipod_pending.item(name, None, None, f"{chart.get('name')} {chart.get('version')}", "refuse", reason))
+    elif not release:
         found.append(aipod_pending.item(name, None, None, f"{chart.get('name')} {chart.get('version')}", "create"))
     else:
         status = m.as_str(release.get("status")) or ""
