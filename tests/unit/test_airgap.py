@@ -274,7 +274,8 @@ def test_sample_lists_the_gpu_operator_chart_and_its_dgx_os_images(sample_run):
     images = {name: item for name, item in by(artifacts, "container image").items() if item["group"] == "gpu"}
     assert images["dcgm-exporter"]["source"] == "nvcr.io/nvidia/k8s/dcgm-exporter:4.6.0-4.8.3-distroless"
     # DGX OS brings the driver, the toolkit and DCGM: their images are not mirrored.
-    assert set(images) == {"gpu-operator", "gpu-operator-validator", "k8s-device-plugin", "dcgm-exporter", "k8s-mig-manager"}
+    assert set(images) == {"gpu-operator", "gpu-operator-validator", "k8s-device-plugin", "dcgm-exporter", "k8s-mig-manager",
+                           "node-feature-discovery"}
 
 
 def test_a_mirror_is_each_gpu_images_source_and_an_unknown_chart_leaves_tags_open():

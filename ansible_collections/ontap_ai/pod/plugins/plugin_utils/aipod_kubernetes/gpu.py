@@ -39,6 +39,7 @@ NVIDIA_RUNTIME = {
         "BinaryName": "/usr/bin/nvidia-container-runtime",
     },
 }
+NFD_IMAGE_PATH = "nfd/node-feature-discovery"
 # The chart's images by value key, with the path under nvcr.io each keeps in a mirror.
 CHART_IMAGES = {
     "operator": "nvidia",
@@ -158,6 +159,8 @@ def operator_values(model: dict) -> dict[str, Any]:
         # An air-gapped site's mirror of nvcr.io: every image the operator runs on a DGX OS node comes from it.
         for key, path in CHART_IMAGES.items():
             values.setdefault(key, {})["repository"] = f"{registry.rstrip('/')}/{path}"
+        # Node feature discovery, the chart's subchart, comes from registry.k8s.io: mirrored beside them.
+        values["node-feature-discovery"] = {"image": {"repository": f"{registry.rstrip('/')}/{NFD_IMAGE_PATH}"}}
     return values
 
 

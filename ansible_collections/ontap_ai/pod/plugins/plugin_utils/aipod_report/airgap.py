@@ -178,6 +178,12 @@ def gpu_artifacts(plan: Mapping[str, Any], registry: str = "") -> list[dict[str,
     out = [artifact("gpu", "helm chart", str(chart.get("name") or "gpu-operator"), version, source,
                     "gpu.operator.chart_repo or chart_file (site model)", note)]
     tags_known = version == "v26.7.0"
+    nfd = "registry.k8s.io/nfd/node-feature-discovery"
+    out.append(artifact("gpu", "container image", "node-feature-discovery", "",
+                        f"{registry.rstrip('/')}/nfd/node-feature-discovery" if registry else nfd,
+                        "gpu.operator.image_registry (site model)",
+                        f"node feature discovery, the chart's subchart: the tag chart {version}'s values.yaml gives it",
+                        upstream=nfd))
     for name, path, tag in GPU_OPERATOR_IMAGES:
         upstream = f"nvcr.io/{path}/{name}:{tag}" if tags_known else f"nvcr.io/{path}/{name}"
         mirrored = f"{registry.rstrip('/')}/{path}/{name}" + (f":{tag}" if tags_known else "") if registry else upstream
