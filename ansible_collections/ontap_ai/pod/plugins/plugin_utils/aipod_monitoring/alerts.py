@@ -27,6 +27,10 @@ DEFAULT_THRESHOLDS = {
     "for": "5m",
 }
 RUNBOOK = "docs/monitoring.md#{anchor}"
+# Matchers the rules write themselves (Harvest's LIF labels, kube-state-metrics' Ready condition).
+LIF_DOWN = 'status!="up"'
+LIF_AWAY = 'is_home="false"'
+NODE_READY = ('condition="Ready"', 'status="true"')
 # ConnectX counters (mlx5 ethtool statistics) of the RoCE priority the pod's QoS gives storage traffic.
 ROCE_PRIORITY = 3
 
@@ -62,8 +66,10 @@ def _rule(name: str, expr: str, summary: str, anchor: str, wait: str, severity: 
             "annotations": {"summary": summary, "runbook": RUNBOOK.format(anchor=anchor)}}
 
 
-def _selector(**labels: str) -> str:
-    return "{" + ", ".join(f'{key}=~"{_label_value(value)}"' for key, value in labels.items()) + "}"
+def _selector(fixed: tuple[str, ...] = (), **regexes: str) -> str:
+    """A PromQL label selector: label=~"regex" for each keyword (model text, escaped), then the fixed
+    matchers the rule itself writes (e.g. status!="up")."""
+    return "{" + ", ".join([f'{key}=~"{_label_value(value)}"' for key, value in regexes.items()] + list(fixed)) + "}"
 
 
 def storage_rules(model: dict, limits: dict) -> list[dict]:
@@ -78,10 +84,10 @@ def storage_rules(model: dict, limits: dict) -> list[dict]:
                            f" > {float(limits['volume_full_percent']):g}",
                            "{{ $labels.svm }}:{{ $labels.volume }} is {{ $value | humanize }}% full", "volume-full", wait))
     if lifs:
-        lif_selector = _selector(svm=_regex(svms), lif=_regex(lifs))[:-1]
-        rules.append(_rule("AipodDataLifDown", f'lif_labels{lif_selector}, status!="up"}}',
+        lif = {"svm": _regex(svms), "lif": _regex(lifs)}
+        rules.append(_rule("AipodDataLifDown", f'lif_labels{_selector((LIF_DOWN,), **lif)}',
                            "data LIF {{ $labels.svm }}:{{ $labels.lif }} is {{ $labels.status }}", "data-lif-down", "1m"))
-        rules.append(_rule("AipodDataLifNotHome", f'lif_labels{lif_selector}, is_home="false"}}',
+        rules.append(_rule("AipodDataLifNotHome", f'lif_labels{_selector((LIF_AWAY,), **lif)}',
                            "data LIF {{ $labels.svm }}:{{ $labels.lif }} is on {{ $labels.node }}:{{ $labels.port }}, not home",
                            "data-lif-not-home", wait, "warning"))
     if svms:
@@ -152,7 +158,7 @@ def kubernetes_rules(model: dict, limits: dict) -> list[dict]:
     rules = []
     if hosts:
         rules.append(_rule("AipodNodeNotReady",
-                           f'kube_node_status_condition{_selector(node=_regex(hosts))[:-1]}, condition="Ready", status="true"}} == 0',
+                           f'kube_node_status_condition{_selector(NODE_READY, node=_regex(hosts))} == 0',
                            "node {{ $labels.node }} is not Ready", "node-not-ready", str(limits["for"])))
     rules.append(_rule("AipodTridentBackendOffline", 'trident_backend_count{backend_state!="online"} > 0',
                        "{{ $value }} Trident backend(s) of type {{ $labels.backend_type }} are {{ $labels.backend_state }}",
