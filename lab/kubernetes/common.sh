@@ -47,3 +47,14 @@ api_ready() {
   curl -fsS --max-time 3 --cacert "$STATE/pki/ca.crt" -H "Authorization: Bearer $(cat "$STATE/pki/token")" \
     "https://127.0.0.1:$API_PORT/readyz" >/dev/null 2>&1
 }
+
+# NVIDIA's GPU Operator, the one commit of its repository the Go module proxy serves: the chart
+# (gpu-operator-chart) and the controller (gpu-operator) both come from it.
+GPU_OPERATOR_MODULE=github.com/NVIDIA/gpu-operator
+GPU_OPERATOR_VERSION=v0.0.0-20250917190837-d73a0086a6ba
+# The module's source directory (downloaded once and checked against the Go checksum database).
+gpu_operator_source() {
+  command -v go >/dev/null || die "go not found: the GPU Operator's chart and manifests come from its Go module"
+  GOFLAGS=-mod=mod GOTOOLCHAIN=local go mod download -json "$GPU_OPERATOR_MODULE@$GPU_OPERATOR_VERSION" \
+    | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p'
+}
