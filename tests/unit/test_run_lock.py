@@ -384,3 +384,89 @@ def test_a_worker_forked_just_before_the_run_ended_is_still_found(tmp_path):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(process.pid, signal.SIGKILL)
         keeper.kill()
+
+
+def slice_run(pid, playbook="compute.yml"):
+    """The record of a slice whose main process is ``pid`` (each slice is its own ansible-playbook)."""
+    return run_lock.this_run(playbook, ["ansible-playbook", playbook], pid=pid)
+
+
+@contextlib.contextmanager
+def sleepers(count):
+    """Live processes standing in for the main processes of concurrent slices."""
+    processes = [subprocess.Popen(["sleep", "60"]) for _ in range(count)]
+    try:
+        time.sleep(0.05)
+        yield [process.pid for process in processes]
+    finally:
+        for process in processes:
+            process.kill()
+            process.wait()
+
+
+def test_the_slices_of_one_job_share_the_lock_and_refuse_any_other_run(tmp_path):
+    with sleepers(3) as (first, second, third):
+        one = run_lock.RunLock(str(tmp_path), "pod-a")
+        two = run_lock.RunLock(str(tmp_path), "pod-a")
+        assert one.take_slice(slice_run(first), "1842", wait_seconds=0).taken
+        assert two.take_slice(slice_run(second), "1842", wait_seconds=0).taken
+        record = run_lock.read_holder(one.record_path)
+        assert record.slice_group == "1842" and len(record.members) == 2 and record.pid == first
+        # An unrelated run, and the slices of another sliced job, are refused at once, naming the job.
+        plain = run_lock.RunLock(str(tmp_path), "pod-a").take(me("storage.yml"), wait_seconds=30)
+        other_job = run_lock.RunLock(str(tmp_path), "pod-a").take_slice(slice_run(third), "1900", wait_seconds=30)
+        for refused in (plain, other_job):
+            assert not refused.taken and "sliced job 1842" in refused.refusal and "changed nothing" in refused.refusal
+        # The lock is held while any slice holds it.
+        one.release()
+        assert not run_lock.RunLock(str(tmp_path), "pod-a").take(me(), wait_seconds=0).taken
+        two.release()
+        assert run_lock.RunLock(str(tmp_path), "pod-a").take(me(), wait_seconds=0).taken
+
+
+def test_a_sliced_job_is_finished_only_when_every_slice_is(tmp_path):
+    with sleepers(2) as (first, second):
+        one, two = run_lock.RunLock(str(tmp_path), "pod-a"), run_lock.RunLock(str(tmp_path), "pod-a")
+        one.take_slice(slice_run(first), "7", wait_seconds=0)
+        two.take_slice(slice_run(second), "7", wait_seconds=0)
+        one.finish("ok")
+        assert run_lock.read_holder(one.record_path).finished is None
+        one.release()
+        two.release()  # the second slice was killed: it never reached its end
+        outcome = run_lock.RunLock(str(tmp_path), "pod-a").take(me(), wait_seconds=0)
+        assert outcome.taken and outcome.previous_interrupted
+
+
+def test_a_slice_steps_are_marked_on_its_own_member(tmp_path):
+    with sleepers(2) as (first, second):
+        one, two = run_lock.RunLock(str(tmp_path), "pod-a"), run_lock.RunLock(str(tmp_path), "pod-a")
+        one.take_slice(slice_run(first), "7", wait_seconds=0)
+        two.take_slice(slice_run(second), "7", wait_seconds=0)
+        # A worker of the second slice marks its step: it adopts the member of its main process.
+        worker = run_lock.RunLock(str(tmp_path), "pod-a")
+        assert worker.adopt(second) and not run_lock.RunLock(str(tmp_path), "pod-a").adopt(os.getpid())
+        worker.mark_may_arm()
+        assert run_lock.read_holder(one.record_path).may_arm
+        one.finish("ok")
+        worker.mark_resolved()
+        worker.finish("ok")
+        record = run_lock.read_holder(one.record_path)
+        assert not record.may_arm and record.finished is not None and record.outcome == "ok"
+
+
+def test_a_slice_never_clears_what_an_earlier_stopped_run_left_owed(tmp_path):
+    stopped = run_lock.RunLock(str(tmp_path), "pod-a")
+    stopped.take(me(), wait_seconds=0)
+    stopped.mark_may_arm()
+    stopped.release()
+    with sleepers(2) as (first, second):
+        one, two = run_lock.RunLock(str(tmp_path), "pod-a"), run_lock.RunLock(str(tmp_path), "pod-a")
+        owed = one.take_slice(slice_run(first), "7", wait_seconds=0).owes
+        assert owed and two.take_slice(slice_run(second), "7", wait_seconds=0).owes == owed
+        for lock in (one, two):
+            lock.mark_may_arm()
+            lock.mark_resolved()
+            lock.finish("ok")
+            lock.release()
+        # Each slice converged its share: only a run over every DGX clears what the stopped run left.
+        assert run_lock.owed_by(run_lock.read_holder(one.record_path)) == owed

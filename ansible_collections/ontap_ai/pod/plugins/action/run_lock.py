@@ -43,7 +43,7 @@ def resolves_armed(changes: list, task_vars: dict) -> bool:
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
-    _VALID_ARGS = frozenset(("state", "site", "changes", "lock_dir", "wait", "outcome"))
+    _VALID_ARGS = frozenset(("state", "site", "changes", "lock_dir", "wait", "outcome", "slice_group"))
 
     def run(self, tmp=None, task_vars=None):
         task_vars = task_vars or {}
@@ -93,7 +93,8 @@ class ActionModule(ActionBase):
         request = {"lock_dir": lock.directory, "site": lock.site, "pid": main_pid,
                    "playbook": run_lock.playbooks_of(run_lock.command_line(main_pid)) or "ansible-playbook",
                    "wait_seconds": wait_seconds(self._task.args.get("wait")),
-                   "resolves_armed": resolves_armed(changes, task_vars)}
+                   "resolves_armed": resolves_armed(changes, task_vars),
+                   "slice_group": str(self._task.args.get("slice_group") or "")}
         answer = self._start_keeper(request)
         result["run_lock"] = answer.get("report") or {}
         if answer.get("error"):

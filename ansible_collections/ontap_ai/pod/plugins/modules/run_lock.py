@@ -49,6 +49,15 @@ options:
       - Directory of the sites' run locks. Every user and control node that runs the site must use the same one.
       - Defaults to E(AIPOD_RUN_LOCK_DIR), else C(~/.ansible/ontap_ai_pod/locks).
     type: path
+  slice_group:
+    description:
+      - With O(state=held), in a slice of a sliced job (AWX job slicing), the id the job's slices share. They hold the site
+        together (a shared C(flock)), each recorded as a member of the job's record; any other run is refused, another
+        sliced job's slices included. The job has finished when every slice has; a slice that reaches no end makes the
+        next run report the job as stopped.
+      - A slice converges its own DGX only, so a rollback an earlier stopped run left owed stays owed until a run converges
+        every DGX.
+    type: str
   outcome:
     description: With O(state=finished), how the run ended as its record keeps it, for example V(ok) or V(failed).
     type: str

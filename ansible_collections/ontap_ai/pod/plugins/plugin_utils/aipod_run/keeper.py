@@ -6,8 +6,8 @@ does not end it:
 
     python -m ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run.keeper '<request JSON>'
 
-The request names the lock directory, the site, the run's main process id, its playbook and how
-long to wait for what a stopped run left. The keeper writes one JSON line per event to its standard
+The request names the lock directory, the site, the run's main process id, its playbook, how long
+to wait for what a stopped run left and, for a slice of a sliced job, the job (slice_group). The keeper writes one JSON line per event to its standard
 output - ``{"progress": text}`` while it waits, then ``{"outcome": {...}}`` - and closes it. When the
 lock is taken it stays, holding it, until the main process has ended (pidfd) and no
 process of the run is left. While the main process lives, the keeper notes its children (Ansible's
@@ -75,8 +75,7 @@ def watch_until_exit(pid: int, ticks: int) -> dict[int, int]:
 def keep(lock: run_lock.RunLock, holder: run_lock.Holder) -> None:
     """Hold the lock until the run's main process and whatever it left have ended."""
     workers = watch_until_exit(holder.pid, holder.start_ticks)
-    record = run_lock.read_holder(lock.record_path)
-    if record is not None and record.pid == holder.pid and record.finished is not None:
+    if lock.finished_for(holder):
         return  # it reached its end: its workers are done, its connections idle
     holder.left = [[pid, ticks] for pid, ticks in sorted(workers.items())]
     if holder.left:
@@ -94,7 +93,11 @@ def main(argv: list[str]) -> int:
         _emit("outcome", {"taken": False, "refusal": f"the run's main process {pid} is gone", "report": {}})
         return 1
     try:
-        outcome = lock.take(me, float(request["wait_seconds"]), progress=lambda line: _emit("progress", line))
+        if request.get("slice_group"):
+            outcome = lock.take_slice(me, str(request["slice_group"]), float(request["wait_seconds"]),
+                                      progress=lambda line: _emit("progress", line))
+        else:
+            outcome = lock.take(me, float(request["wait_seconds"]), progress=lambda line: _emit("progress", line))
     except OSError as error:
         _emit("outcome", {"taken": False, "error": error.strerror or str(error), "report": {}})
         return 1

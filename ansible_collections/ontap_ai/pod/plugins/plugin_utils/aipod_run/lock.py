@@ -17,6 +17,7 @@ Pure functions and one class; the keeper and the run_lock action are the glue.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime
 import errno
 import fcntl
@@ -29,7 +30,9 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 
-RECORD_LIMIT = 64 * 1024
+RECORD_LIMIT = 1024 * 1024
+# How long a slice waits for another slice of the site to finish joining or updating the record.
+GATE_SECONDS = 30.0
 KEEPER_MODULE = "aipod_run.keeper"
 SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -57,13 +60,18 @@ class Holder:
     # [pid, start ticks] of the processes the run's main process had started (its workers), as the
     # keeper saw them; once the main process is gone, those still there are what the run left.
     left: list = field(default_factory=list)
+    # A sliced job (AWX job slicing) holds the site as one run: its slices share the lock. The record
+    # is the first slice's; each slice is a member, {id, awx_job, may_arm, finished, outcome}.
+    slice_group: str = ""
+    members: list = field(default_factory=list)
 
     def describe(self, now: float | None = None) -> str:
         """'site.yml by alice@ctl01 (pid 4242, AWX job 17), started 2026-11-25 10:02:11 UTC, 3 min ago'"""
         now = time.time() if now is None else now
         when = datetime.datetime.fromtimestamp(self.started, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         job = f", AWX job {self.awx_job}" if self.awx_job else ""
-        return (f"{self.playbook} by {self.user}@{self.host} (pid {self.pid}{job}), started {when}, "
+        sliced = f", one of the {len(self.members)} slice(s) of sliced job {self.slice_group}" if self.slice_group else ""
+        return (f"{self.playbook} by {self.user}@{self.host} (pid {self.pid}{job}{sliced}), started {when}, "
                 f"{_ago(now - self.started)}")
 
 
@@ -432,6 +440,8 @@ class RunLock:
         self.record_path = os.path.join(self.directory, f"{name}.run.json")
         self._fd: int | None = None
         self._holder: Holder | None = None
+        # The member this lock holds for, when it holds for a slice of a sliced job.
+        self._member_id = ""
 
     def _try(self, exclusive: bool = True) -> bool:
         if self._fd is None:
@@ -482,7 +492,8 @@ class RunLock:
                 # same site): it runs under its parent's lock, which is held for both.
                 outcome.nested_in = holder
                 return outcome
-            if holder is None or alive is not False:
+            if holder is None or alive is not False or holder.slice_group:
+                # A sliced job's slices hold the lock together: one of them has it while it is held.
                 who = holder.describe() if holder else f"a run whose record {self.record_path} cannot be read"
                 outcome.refusal = (f"another run is changing the site '{self.site}': {who}. This run changed nothing. "
                                    "Wait for it to finish, or stop it; the lock goes with it "
@@ -532,8 +543,75 @@ class RunLock:
         outcome.taken = True
         return outcome
 
+    @contextlib.contextmanager
+    def _gate(self, timeout: float = GATE_SECONDS, sleep: Callable[[float], None] = time.sleep):
+        """A short exclusive lock on <site>.gate, held while a slice joins its job or updates its
+        member: slices of different jobs never both join, and no member's update is lost."""
+        os.makedirs(self.directory, mode=0o775, exist_ok=True)
+        descriptor = os.open(self.path[:-len(".lock")] + ".gate", os.O_RDONLY | os.O_CREAT, 0o664)
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as error:
+                    if error.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK) or time.monotonic() > deadline:
+                        raise
+                    sleep(0.05)
+            yield
+        finally:
+            os.close(descriptor)
+
+    def take_slice(self, me: Holder, group: str, wait_seconds: float, progress: Callable[[str], None] = lambda _: None,
+                   sleep: Callable[[float], None] = time.sleep) -> Outcome:
+        """Take the lock for one slice of the sliced job ``group``.
+
+        The slices of one job share it (flock LOCK_SH): the first takes it as a run does, the others
+        join while it is held. Any other run, another sliced job's slices included, is refused as
+        by take(): the record then names the sliced job.
+        """
+        with self._gate():
+            holder = read_holder(self.record_path)
+            if holder is not None and holder.slice_group == group and not self._try() and self._try(exclusive=False):
+                current = read_holder(self.record_path) or holder
+                current.members.append(_member(me))
+                current.finished, current.outcome = None, ""
+                write_holder(self.record_path, current)
+                self._holder, self._member_id = current, _member(me)["id"]
+                return Outcome(taken=True, site=self.site, path=self.path, previous=None, owes=current.owes)
+            outcome = self.take(me, wait_seconds, progress, sleep)
+            if outcome.taken:
+                me.slice_group, me.members = group, [_member(me)]
+                write_holder(self.record_path, me)
+                self._member_id = me.members[0]["id"]
+                # The job's other slices join while this one holds it.
+                fcntl.flock(self._fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return outcome
+
+    def _update_member(self, change: Callable[[dict], None]) -> None:
+        """Change this slice's member in the record, then what the record says of the whole job."""
+        with self._gate():
+            current = read_holder(self.record_path)
+            if current is None or current.slice_group != self._holder.slice_group:
+                return
+            for member in current.members:
+                if member.get("id") == self._member_id:
+                    change(member)
+            current.may_arm = any(member.get("may_arm") for member in current.members)
+            if all(member.get("finished") for member in current.members):
+                current.finished = max(member["finished"] for member in current.members)
+                current.outcome = "ok" if all(member.get("outcome") == "ok" for member in current.members) else "failed"
+            else:
+                current.finished, current.outcome = None, ""
+            self._holder = current
+            write_holder(self.record_path, current)
+
     def mark_may_arm(self) -> None:
         """Record that this run reached a step that arms a safety net which fires by itself."""
+        if self._member_id:
+            self._update_member(lambda member: member.update(may_arm=True, finished=None, outcome=""))
+            return
         if self._holder is None or (self._holder.may_arm and self._holder.finished is None):
             return
         self._holder.may_arm = True
@@ -544,6 +622,11 @@ class RunLock:
     def mark_resolved(self) -> None:
         """Record that this run's compute layer converged every DGX: no rollback is left armed, by
         this run or an earlier one, so nothing is owed any more."""
+        if self._member_id:
+            # A slice converged its own DGX only: what an earlier run left owed stays owed until a
+            # run converges every DGX.
+            self._update_member(lambda member: member.update(may_arm=False))
+            return
         if self._holder is None:
             return
         self._holder.may_arm = False
@@ -552,6 +635,9 @@ class RunLock:
 
     def finish(self, outcome: str) -> None:
         """Mark the run finished (the lock itself goes when the keeper exits)."""
+        if self._member_id:
+            self._update_member(lambda member: member.update(finished=time.time(), outcome=outcome))
+            return
         if self._holder is None:
             return
         self._holder.finished = time.time()
@@ -585,12 +671,38 @@ class RunLock:
         holder = read_holder(self.record_path)
         # A run's record may say it finished and the run go on: a playbook that imports several of
         # the collection's playbooks reaches the end of each.
+        if holder is not None and holder.slice_group:
+            wanted = _member_id(socket.gethostname(), pid, start_ticks(pid), boot_id())
+            if not any(member.get("id") == wanted for member in holder.members):
+                return False
+            self._holder, self._member_id = holder, wanted
+            return True
         if holder is None or holder.pid != pid:
             return False
         if holder.boot_id != boot_id() or start_ticks(pid) != holder.start_ticks:
             return False
         self._holder = holder
         return True
+
+    def finished_for(self, holder: Holder) -> bool:
+        """Whether the run ``holder`` (a slice: its member) reached its end, as the record says."""
+        record = read_holder(self.record_path)
+        if record is None:
+            return False
+        if record.slice_group:
+            wanted = _member(holder)["id"]
+            return any(member.get("id") == wanted and member.get("finished") for member in record.members)
+        return record.pid == holder.pid and record.finished is not None
+
+
+def _member_id(host: str, pid: int, ticks: int, boot: str) -> str:
+    return f"{host}:{boot}:{pid}:{ticks}"
+
+
+def _member(holder: Holder) -> dict:
+    """A slice's entry in its sliced job's record."""
+    return {"id": _member_id(holder.host, holder.pid, holder.start_ticks, holder.boot_id), "awx_job": holder.awx_job,
+            "may_arm": False, "finished": None, "outcome": ""}
 
 
 def this_run(playbook: str, argv: list[str], environ: dict | None = None, pid: int | None = None) -> Holder:
