@@ -18,7 +18,7 @@ DOCUMENTATION = "see plugins/modules/validate_site.py"
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
-    _VALID_ARGS = frozenset(("inventory", "check_files", "fail_on_warnings", "roles_dir", "files_dir"))
+    _VALID_ARGS = frozenset(("inventory", "check_files", "fail_on_warnings", "roles_dir", "files_dir", "slice_group"))
 
     def run(self, tmp=None, task_vars=None):
         task_vars = task_vars or {}
@@ -36,6 +36,7 @@ class ActionModule(ActionBase):
                 task_vars, sorted(os.listdir(args.get("roles_dir") or os.path.join(COLLECTION_ROOT, "roles")))),
             # The validator runs an inventory script only where this run's Ansible would run one.
             run_scripts=any(name.rsplit(".", 1)[-1] == "script" for name in C.INVENTORY_ENABLED),
+            slice_group=to_text(args.get("slice_group") or ""),
         )
         data = report.as_dict()
         # Ansible prints a result's `warnings` as [WARNING] lines; the structured form is site_warnings.

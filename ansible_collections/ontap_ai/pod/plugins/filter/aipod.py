@@ -39,6 +39,13 @@ def aipod_model(hostvars: Mapping, groups: Mapping) -> dict[str, Any]:
     return model
 
 
+def aipod_shared_layer_hosts(hosts: Any, slice_group: Any = "") -> Any:
+    """The hosts of a play of a shared layer (switches, storage, Kubernetes, Trident): none in a slice
+    of a sliced job (slice_group, the run's aipod_slice_group, is set), whose slices run the per-DGX
+    layers only; the hosts given otherwise. The validation play has checked slice_group."""
+    return [] if slice_group not in (None, "", False) else hosts
+
+
 def _require_model(model: Any, name: str) -> dict:
     if not isinstance(model, Mapping) or "hosts" not in model:
         raise AnsibleFilterError(f"{name}: expected the site model (hostvars | ontap_ai.pod.aipod_model(groups)), got {type(model).__name__}")
@@ -102,6 +109,7 @@ class FilterModule:
         return {
             "aipod_site_file": aipod_site_file,
             "aipod_model": aipod_model,
+            "aipod_shared_layer_hosts": aipod_shared_layer_hosts,
             "aipod_data_lifs": aipod_data_lifs,
             "aipod_broadcast_domains": aipod_broadcast_domains,
             "aipod_vlan_ports": aipod_vlan_ports,

@@ -16,6 +16,7 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_compute import pending as compute_pending
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import gpu
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as site_model
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.slices import OTHER_SLICES_GROUP
 
 
 def _model(model: Mapping, name: str) -> dict:
@@ -174,10 +175,11 @@ def aipod_sysctl_unavailable(settings: Mapping, readings: Mapping) -> dict[str, 
 
 
 def aipod_dgx_in_service(groups: Mapping) -> list[str]:
-    """The DGX of the inventory that are not leaving the pod: group dgx without group decommission."""
+    """The DGX of the inventory that are not leaving the pod: group dgx without group decommission.
+    In a slice of a sliced job, only the slice's own DGX: the other slices' are in the model only."""
     if not isinstance(groups, Mapping):
         raise AnsibleFilterError(f"aipod_dgx_in_service: expected the groups magic variable, got {type(groups).__name__}")
-    leaving = set(groups.get("decommission") or [])
+    leaving = set(groups.get("decommission") or []) | set(groups.get(OTHER_SLICES_GROUP) or [])
     return [host for host in groups.get("dgx") or [] if host not in leaving]
 
 

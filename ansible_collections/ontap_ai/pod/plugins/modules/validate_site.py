@@ -51,6 +51,13 @@ options:
   roles_dir:
     description: Roles whose C(meta/argument_specs.yml) define the role variables an inventory may override.
     type: path
+  slice_group:
+    description:
+      - Set when this run is one slice of a sliced job (AWX job slicing), the id its slices share, such as AWX's
+        C(awx_workflow_job_id). The playbooks pass C(aipod_slice_group).
+      - The whole model is then read from O(files_dir), which must be given, and the hosts Ansible read must be a share
+        of it, each with the model's groups and keys. The hosts of the other slices are returned in RV(job_slice).
+    type: str
 notes:
   - Action plugin; check mode changes nothing because the task never changes anything.
 extends_documentation_fragment:
@@ -106,4 +113,16 @@ seconds:
   description: Time the validation took.
   returned: always
   type: float
+job_slice:
+  description:
+    - For a slice of a sliced job (O(slice_group)), the group, the slice's own hosts in inventory order, and per host of
+      the other slices its groups and model keys (C(dgx), C(switch), C(server); vault-encrypted values left out).
+    - None for any other run.
+  returned: always
+  type: dict
+  sample:
+    group: "1842"
+    hosts: [dgx01, dgx03]
+    others:
+      dgx02: {groups: [dgx, kube_node], dgx: {model: DGX H100}}
 """

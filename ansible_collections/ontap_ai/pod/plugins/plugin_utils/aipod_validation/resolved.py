@@ -61,16 +61,19 @@ def model_keys() -> tuple[str, ...]:
     return GLOBAL_KEYS + tuple(HOST_KEYS)
 
 
-def ansible_differences(site: Site, view: AnsibleView) -> list[Finding]:
+def ansible_differences(site: Site, view: AnsibleView, sliced: bool = False) -> list[Finding]:
     """An error per host Ansible reads that the files do not list (and the reverse), and per model
-    key whose resolved value differs from the files for some host."""
+    key whose resolved value differs from the files for some host.
+
+    sliced: the run is one slice of a sliced job, whose inventory holds a share of the hosts: the
+    files' hosts it lacks are the other slices', and each group is compared on the slice's hosts."""
     findings: list[Finding] = []
     listed = set(site.groups.get("all", []))
-    for host in sorted(set(view.hosts) - listed):
+    for host in sorted(set(view.hosts) - listed) if not sliced else []:
         findings.append(Finding("ansible-resolved", "error", ("hosts", host),
                                 f"Ansible reads host '{host}', which {site.hosts_file} does not list: it comes from another "
                                 "inventory source", SOURCES_HINT, Location(site.hosts_file)))
-    for host in sorted(listed - set(view.hosts)):
+    for host in sorted(listed - set(view.hosts)) if not sliced else []:
         findings.append(Finding("ansible-resolved", "error", ("hosts", host),
                                 f"{site.hosts_file} lists host '{host}', which Ansible did not read", SOURCES_HINT,
                                 Location(site.hosts_file)))
@@ -78,6 +81,8 @@ def ansible_differences(site: Site, view: AnsibleView) -> list[Finding]:
         if view.groups is None:
             break
         theirs, ours = set(view.groups.get(group, [])), set(site.groups[group])
+        if sliced:
+            ours &= set(view.hosts)
         if theirs != ours:
             missing, extra = sorted(ours - theirs), sorted(theirs - ours)
             said = "; ".join(part for part in (

@@ -28,6 +28,12 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.reso
     shared_connection_addresses,
 )
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.rules import run_rules
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.slices import (
+    files_dir_missing,
+    other_slices,
+    slice_findings,
+    slice_group_problem,
+)
 
 COLLECTION_ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
@@ -38,6 +44,8 @@ class Report:
     findings: list[Finding]
     sizing: dict[str, Any]
     seconds: float
+    # A slice of a sliced job: {group, hosts (the slice's), others ({host: model data})}; None otherwise.
+    job_slice: dict[str, Any] | None = None
 
     @property
     def errors(self) -> list[Finding]:
@@ -72,6 +80,7 @@ class Report:
             "summary": self.summary(),
             "sizing": self.sizing,
             "seconds": round(self.seconds, 3),
+            "job_slice": self.job_slice,
         }
 
     def text(self) -> str:
@@ -98,6 +107,7 @@ def validate_site(
     files_dir: str | None = None,
     ansible_view: AnsibleView | None = None,
     run_scripts: bool = True,
+    slice_group: str = "",
 ) -> Report:
     """Check an inventory's site model. Nothing is contacted; only the inventory is read.
 
@@ -108,8 +118,12 @@ def validate_site(
     ansible_view, what Ansible itself resolved from this inventory (its hosts and each host's model
     keys), must be what the files or the document say: the model validated is the model that runs.
     run_scripts=False reads no executable inventory script, as an Ansible without the script plugin.
+    slice_group names the sliced job this run is a slice of (slices.py): the model is then read from
+    files_dir, whole, and Ansible's hosts must be a share of it.
     """
     started = time.perf_counter()
+    if slice_group:
+        return _validate_slice(inventory, slice_group, decrypt, roles_dir, schema_dir, check_files, files_dir, ansible_view, started)
     role_specs = load_role_specs(roles_dir or os.path.join(COLLECTION_ROOT, "roles"))
     role_options = {role: set(options) for role, options in role_specs.items()}
     inventory = job_inventory_script(inventory) or inventory
@@ -141,6 +155,31 @@ def validate_site(
                                                 ansible_view.ignore_exts, ansible_view.ignore_patterns)
     return Report(site=site, findings=sort_findings(findings), sizing=m.sizing(site.model),
                   seconds=time.perf_counter() - started)
+
+
+def _validate_slice(inventory: str, slice_group: str, decrypt: Decryptor | None, roles_dir: str | None, schema_dir: str,
+                    check_files: bool, files_dir: str | None, ansible_view: AnsibleView | None, started: float) -> Report:
+    """One slice of a sliced job: the whole model from the project's files, Ansible's hosts a share of it."""
+    if not files_dir or not os.path.isdir(files_dir) or ansible_view is None:
+        site = dataclasses.replace(unreadable_site(inventory, ""), findings=[])
+        findings = [files_dir_missing(inventory)]
+        return Report(site=site, findings=findings, sizing=m.sizing(site.model), seconds=time.perf_counter() - started)
+    report = validate_site(files_dir, decrypt=decrypt, roles_dir=roles_dir, schema_dir=schema_dir, check_files=check_files,
+                           files_dir=files_dir)
+    site = report.site
+    findings = list(report.findings)
+    problem = slice_group_problem(slice_group)
+    if problem:
+        findings.append(Finding("job-slice", "error", ("aipod_slice_group",), problem,
+                                "set it to the id the slices share, such as \"{{ awx_workflow_job_id }}\"", Location(inventory)))
+    findings += slice_findings(site, ansible_view.hosts)
+    findings += ansible_differences(site, ansible_view, sliced=True)
+    findings += resolved_settings(ansible_view, findings, site.hosts_file, site.role_specs)
+    findings += shared_connection_addresses(ansible_view, site.hosts_file)
+    own = [host for host in site.groups.get("all", []) if host in set(ansible_view.hosts)]
+    return dataclasses.replace(
+        report, findings=sort_findings(findings), seconds=time.perf_counter() - started,
+        job_slice={"group": slice_group, "hosts": own, "others": other_slices(site, ansible_view.hosts)})
 
 
 def check_model(site: Site, schema_dir: str = SCHEMA_DIR, check_files: bool = True) -> list[Finding]:
