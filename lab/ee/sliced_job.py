@@ -1,6 +1,6 @@
 """A sliced AWX job on the lab: each slice's inventory built as AWX builds it, the slices run side by side.
 
-    .venv/bin/python lab/ee/sliced_job.py [--slices 2] [--playbook playbooks/compute.yml] [--work DIR] [--check]
+    .venv/bin/python lab/ee/sliced_job.py [--slices 2] [--playbook playbooks/compute.yml] [--inventory DIR] [--work DIR] [--check]
 
 AWX runs a job template with N slices as a workflow of N jobs that start together, each on its own
 execution node (awx/main/models/jobs.py, create_unified_job). Each gets an inventory script that
@@ -17,6 +17,10 @@ vault prompt and machine credential); the project is the repository itself. The 
 variable `aipod_slice_group: "{{ awx_workflow_job_id }}"` (docs/execution-environment.md, Job
 slicing) tells the bundle that it runs in a slice. The slices share a run-lock directory, as AWX's
 execution nodes share a volume.
+
+--slices 1 is the same job template without slicing: one job with every host, and no
+aipod_slice_group (AWX starts no workflow for it). --inventory runs another lab inventory, such as a
+larger pod from scripts/scale_site.py (the lab sized for it).
 
 Prints one JSON document: per slice its hosts, exit status, recap, wall seconds and the CPU seconds
 of its control process (ansible-runner and everything it started on this machine), and the run lock's
@@ -68,7 +72,18 @@ def sliced_document(document: dict, number: int, count: int) -> dict:
     return sliced
 
 
-def prepare_slice(directory: Path, document: dict, number: int, count: int, lock_dir: Path) -> list[str]:
+def exported_inventory(inventory: Path) -> dict:
+    """The inventory as AWX's inventory import stores it, its vault_* values inline-vaulted (ee_check.py)."""
+    exported = subprocess.run(
+        [str(ee_check.VENV_BIN / "ansible-inventory"), "-i", str(inventory), "--list", "--export",
+         "--vault-id", f"{ee_check.VAULT_ID}@{ROOT / 'inventories' / 'lab' / 'vault-password.txt'}"],
+        cwd=ROOT, env=dict(ee_check.podman_env(), ANSIBLE_CONFIG=str(ROOT / "ansible.cfg")), capture_output=True, text=True,
+        check=True).stdout
+    return ee_check.inline_vaulted(json.loads(exported))
+
+
+def prepare_slice(directory: Path, document: dict, number: int, count: int, lock_dir: Path,
+                  inventory: Path = ROOT / "inventories" / "lab") -> list[str]:
     """One slice's private data directory; its hosts in AWX's order."""
     shutil.rmtree(directory, ignore_errors=True)
     (directory / "inventory").mkdir(parents=True)
@@ -90,10 +105,14 @@ def prepare_slice(directory: Path, document: dict, number: int, count: int, lock
         meta.update({f"{prefix}_job_id": job_id, f"{prefix}_job_launch_type": "workflow",
                      f"{prefix}_workflow_job_id": WORKFLOW_JOB_ID, f"{prefix}_workflow_job_name": "aipod compute (sliced)",
                      f"{prefix}_job_template_name": "aipod compute (sliced)"})
+    if count == 1:  # no slicing: a plain job, outside any workflow
+        meta = {name: value for name, value in meta.items() if "workflow" not in name}
+        meta.update({f"{prefix}_job_launch_type": "manual" for prefix in ("awx", "tower")})
     # The job template's extra variable (docs/execution-environment.md), then AWX's meta variables.
-    (env / "extravars").write_text(json.dumps({"aipod_slice_group": "{{ awx_workflow_job_id }}", **meta}))
+    sliced_only = {"aipod_slice_group": "{{ awx_workflow_job_id }}"} if count > 1 else {}
+    (env / "extravars").write_text(json.dumps({**sliced_only, **meta}))
     (env / "envvars").write_text(json.dumps({
-        "AIPOD_SITE_FILES_DIR": str(ROOT / "inventories" / "lab"),
+        "AIPOD_SITE_FILES_DIR": str(inventory),
         "AIPOD_LAB_DIR": str(ee_check.LAB_DIR),
         "AIPOD_RUN_LOCK_DIR": str(lock_dir),
         "AIPOD_REPORT_ROOT": str(directory / "reports"),
@@ -114,16 +133,15 @@ def start_slice(directory: Path, playbook: str, check: bool) -> subprocess.Popen
                             env=dict(os.environ, PATH=f"{ee_check.VENV_BIN}:{os.environ['PATH']}"))
 
 
-def run_slices(work: Path, count: int, playbook: str, check: bool) -> dict:
-    document = json.loads(ee_check.exported_inventory())
-    document = ee_check.inline_vaulted(document)
+def run_slices(work: Path, count: int, playbook: str, check: bool, inventory: Path = ROOT / "inventories" / "lab") -> dict:
+    document = exported_inventory(inventory)
     lock_dir = work / "locks"
     lock_dir.mkdir(parents=True, exist_ok=True)
     slices = []
     for number in range(1, count + 1):
         directory = work / f"slice{number}"
         slices.append({"number": number, "directory": directory,
-                       "hosts": prepare_slice(directory, document, number, count, lock_dir)})
+                       "hosts": prepare_slice(directory, document, number, count, lock_dir, inventory)})
     started = time.monotonic()
     for entry in slices:
         entry["process"] = start_slice(entry["directory"], playbook, check)
@@ -154,10 +172,11 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--slices", type=int, default=2)
     parser.add_argument("--playbook", default="playbooks/compute.yml")
+    parser.add_argument("--inventory", type=Path, default=ROOT / "inventories" / "lab")
     parser.add_argument("--work", type=Path, default=ROOT / ".cache" / "sliced-job")
     parser.add_argument("--check", action="store_true", help="run the slices in check mode (--check --diff)")
     args = parser.parse_args(argv)
-    result = run_slices(args.work, args.slices, args.playbook, args.check)
+    result = run_slices(args.work, args.slices, args.playbook, args.check, args.inventory.resolve())
     print(json.dumps(result, indent=2, default=str))
     return 0 if all(entry["rc"] == 0 for entry in result["slices"]) else 1
 
