@@ -2,6 +2,7 @@
 lab script, the play recap and the scaled inventories (scripts/scale_site.py)."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -90,3 +91,10 @@ def measure_each(items: Iterable, measure: Callable[[object, Path], dict]) -> tu
         lab("start")
     return results, time.monotonic() - started
 
+
+def print_figures(figures: dict, path: Path | None) -> int:
+    """Print the figures as JSON, also to `path` when given; the script's exit status (0)."""
+    print(json.dumps(figures, indent=2))
+    if path:
+        path.write_text(json.dumps(figures, indent=2) + "\n")
+    return 0

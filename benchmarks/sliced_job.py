@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_support import ROOT, VENV_BIN, environment, from_nothing, measure_each, require_venv, scaled_inventory
+from bench_support import ROOT, VENV_BIN, environment, from_nothing, measure_each, print_figures, require_venv, scaled_inventory
 
 
 def playbook(inventory: Path, name: str, log: Path) -> float:
@@ -85,10 +85,7 @@ def main() -> int:
     summary = {"results": results, "benchmark_seconds": round(seconds, 1),
                "largest_slice_cpu_over_whole_cpu": round(largest / whole["per_slice"][0]["cpu_seconds"], 2),
                "sliced_wall_over_whole_wall": round(split["wall_seconds"] / whole["wall_seconds"], 2)}
-    print(json.dumps(summary, indent=2))
-    if args.json:
-        args.json.write_text(json.dumps(summary, indent=2) + "\n")
-    return 0
+    return print_figures(summary, args.json)
 
 
 if __name__ == "__main__":
