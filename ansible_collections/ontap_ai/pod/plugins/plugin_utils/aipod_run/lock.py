@@ -429,6 +429,20 @@ def owed_refusal(owes: str) -> str:
             "the previous network where it does not. This run changed nothing.")
 
 
+def open_lock_file(path: str) -> int:
+    """A descriptor to flock ``path`` with, created 0664 whatever the umask, so that another user of
+    the group may lock it too. Opened for writing where this user may: on NFS, Linux emulates flock
+    with a byte-range lock, and an exclusive one needs a descriptor open for writing. Read-only
+    otherwise: a local flock needs no write access."""
+    try:
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o664)
+    except PermissionError:
+        descriptor = os.open(path, os.O_RDONLY | os.O_CREAT, 0o664)
+    if os.fstat(descriptor).st_uid == os.getuid():
+        os.fchmod(descriptor, 0o664)
+    return descriptor
+
+
 class RunLock:
     """The lock of one site, taken once by the run's main process and held until it exits."""
 
@@ -446,11 +460,7 @@ class RunLock:
     def _try(self, exclusive: bool = True) -> bool:
         if self._fd is None:
             os.makedirs(self.directory, mode=0o775, exist_ok=True)
-            # flock needs no write access: read-only, another user of the group may lock a file this
-            # user created. Created 0664 whatever the umask, for the same reason.
-            self._fd = os.open(self.path, os.O_RDONLY | os.O_CREAT, 0o664)
-            if os.fstat(self._fd).st_uid == os.getuid():
-                os.fchmod(self._fd, 0o664)
+            self._fd = open_lock_file(self.path)
         try:
             fcntl.flock(self._fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
             return True
@@ -548,7 +558,7 @@ class RunLock:
         """A short exclusive lock on <site>.gate, held while a slice joins its job or updates its
         member: slices of different jobs never both join, and no member's update is lost."""
         os.makedirs(self.directory, mode=0o775, exist_ok=True)
-        descriptor = os.open(self.path[:-len(".lock")] + ".gate", os.O_RDONLY | os.O_CREAT, 0o664)
+        descriptor = open_lock_file(self.path[:-len(".lock")] + ".gate")
         try:
             deadline = time.monotonic() + timeout
             while True:
