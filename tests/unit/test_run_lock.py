@@ -470,3 +470,22 @@ def test_a_slice_never_clears_what_an_earlier_stopped_run_left_owed(tmp_path):
             lock.release()
         # Each slice converged its share: only a run over every DGX clears what the stopped run left.
         assert run_lock.owed_by(run_lock.read_holder(one.record_path)) == owed
+
+
+def test_a_read_only_run_sees_a_sliced_job_and_a_finished_one_does_not_block(tmp_path):
+    with sleepers(1) as (first,):
+        one = run_lock.RunLock(str(tmp_path), "pod-a")
+        one.take_slice(slice_run(first), "7", wait_seconds=0)
+        holder = run_lock.RunLock(str(tmp_path), "pod-a").held_by_other()
+        assert holder is not None and holder.slice_group == "7"
+        one.finish("ok")
+        one.release()
+        assert run_lock.RunLock(str(tmp_path), "pod-a").held_by_other() is None
+    # A reader's probe of a finished sliced job's lock holds it a moment: a run waits, it is not refused.
+    reader = run_lock.RunLock(str(tmp_path), "pod-a")
+    assert reader._try(exclusive=False)
+    timer = threading.Timer(0.5, reader.release)
+    timer.start()
+    outcome = run_lock.RunLock(str(tmp_path), "pod-a").take(me(), wait_seconds=5)
+    timer.join()
+    assert outcome.taken, outcome.refusal

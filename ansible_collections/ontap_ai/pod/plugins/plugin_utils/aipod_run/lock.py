@@ -478,6 +478,12 @@ class RunLock:
         except OSError:
             return None
         if free:
+            record = read_holder(self.record_path)
+            # A sliced job's slices hold the lock shared, which a shared probe does not see: one
+            # exclusive probe tells them from a free lock (only while such a job may be running).
+            sliced = record is not None and record.slice_group and record.finished is None
+            if sliced and not self._try():
+                return record
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             return None
         return read_holder(self.record_path) or Holder(0, "?", "?", "an unknown run", time.time())
@@ -502,8 +508,9 @@ class RunLock:
                 # same site): it runs under its parent's lock, which is held for both.
                 outcome.nested_in = holder
                 return outcome
-            if holder is None or alive is not False or holder.slice_group:
-                # A sliced job's slices hold the lock together: one of them has it while it is held.
+            if holder is None or alive is not False or (holder.slice_group and holder.finished is None):
+                # A sliced job's slices hold the lock together: while the job runs, one of them has it.
+                # (Once it has finished, a lock held a moment is a reader's probe: try again below.)
                 who = holder.describe() if holder else f"a run whose record {self.record_path} cannot be read"
                 outcome.refusal = (f"another run is changing the site '{self.site}': {who}. This run changed nothing. "
                                    "Wait for it to finish, or stop it; the lock goes with it "
@@ -566,8 +573,11 @@ class RunLock:
                     fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     break
                 except OSError as error:
-                    if error.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK) or time.monotonic() > deadline:
+                    if error.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
                         raise
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(errno.ETIMEDOUT, f"another slice of site '{self.site}' kept its gate "
+                                           f"({os.path.basename(self.path[:-len('.lock')])}.gate) for {timeout:.0f} s") from error
                     sleep(0.05)
             yield
         finally:
@@ -581,7 +591,8 @@ class RunLock:
         join while it is held. Any other run, another sliced job's slices included, is refused as
         by take(): the record then names the sliced job.
         """
-        with self._gate():
+        # The first slice may wait up to wait_seconds for what a stopped run left, inside the gate.
+        with self._gate(timeout=wait_seconds + GATE_SECONDS):
             holder = read_holder(self.record_path)
             if holder is not None and holder.slice_group == group and not self._try() and self._try(exclusive=False):
                 current = read_holder(self.record_path) or holder
@@ -666,8 +677,9 @@ class RunLock:
             self._fd = None
 
     def record_left(self, processes: dict[int, int]) -> None:
-        """Record the workers the run's main process left ({pid: start ticks}) for the next run to name."""
-        if self._holder is None:
+        """Record the workers the run's main process left ({pid: start ticks}) for the next run to name.
+        Not for a slice: the record is its job's, whose other slices may be writing it."""
+        if self._holder is None or self._member_id:
             return
         current = read_holder(self.record_path)
         if current is not None:  # a step of the run (may_arm, finished) may have written it since
