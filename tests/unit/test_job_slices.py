@@ -44,9 +44,9 @@ def slice_view(site, hosts: list[str]) -> AnsibleView:
     return AnsibleView(hosts=list(hosts), values=values, groups=groups)
 
 
-def validate_slice(site, hosts, group="1842", files_dir=str(SAMPLE)):
+def validate_slice(site, hosts, group="1842", files_dir=str(SAMPLE), sliceable=True):
     return validate_site(str(SAMPLE / "hosts.yml"), decrypt=DECRYPT, files_dir=files_dir,
-                         ansible_view=slice_view(site, hosts), slice_group=group)
+                         ansible_view=slice_view(site, hosts), slice_group=group, sliceable=sliceable)
 
 
 @pytest.mark.parametrize("number", [1, 2, 3])
@@ -71,7 +71,7 @@ def test_a_slice_with_a_host_the_model_lacks_is_refused(sample):
     view.hosts.append("dgx99")
     view.values["dgx99"] = {}
     report = validate_site(str(SAMPLE / "hosts.yml"), decrypt=DECRYPT, files_dir=str(SAMPLE), ansible_view=view,
-                           slice_group="1842")
+                           slice_group="1842", sliceable=True)
     assert not report.ok
     assert any(finding.rule == "job-slice" and "'dgx99'" in str(finding) for finding in report.errors), report.text()
 
@@ -82,13 +82,18 @@ def test_a_slice_whose_groups_differ_from_the_model_is_refused(sample):
     dgx = next(host for host in hosts if host in sample.groups["kube_node"])
     view.groups["kube_node"].remove(dgx)
     report = validate_site(str(SAMPLE / "hosts.yml"), decrypt=DECRYPT, files_dir=str(SAMPLE), ansible_view=view,
-                           slice_group="1842")
+                           slice_group="1842", sliceable=True)
     assert any("group 'kube_node'" in str(finding) and dgx in str(finding) for finding in report.errors), report.text()
 
 
 def test_a_slice_without_the_projects_inventory_directory_is_refused(sample):
     report = validate_slice(sample, awx_slice(sample.groups["all"], 1, 2), files_dir=None)
     assert not report.ok and "aipod_site_files_dir" in report.text() and report.job_slice is None
+
+
+def test_a_slice_of_a_playbook_that_cannot_run_sliced_is_refused(sample):
+    report = validate_slice(sample, awx_slice(sample.groups["all"], 1, 2), sliceable=False)
+    assert any("cannot run as a slice" in str(finding) for finding in report.errors), report.text()
 
 
 @pytest.mark.parametrize("group", ["../x", "a b", "-1", "x" * 65])

@@ -6,6 +6,7 @@ import os
 from ansible import constants as C
 from ansible.errors import AnsibleError
 from ansible.module_utils.common.text.converters import to_text
+from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_run.vault import run_decryptor
@@ -18,7 +19,7 @@ DOCUMENTATION = "see plugins/modules/validate_site.py"
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
-    _VALID_ARGS = frozenset(("inventory", "check_files", "fail_on_warnings", "roles_dir", "files_dir", "slice_group"))
+    _VALID_ARGS = frozenset(("inventory", "check_files", "fail_on_warnings", "roles_dir", "files_dir", "slice_group", "sliceable"))
 
     def run(self, tmp=None, task_vars=None):
         task_vars = task_vars or {}
@@ -37,6 +38,7 @@ class ActionModule(ActionBase):
             # The validator runs an inventory script only where this run's Ansible would run one.
             run_scripts=any(name.rsplit(".", 1)[-1] == "script" for name in C.INVENTORY_ENABLED),
             slice_group=to_text(args.get("slice_group") or ""),
+            sliceable=boolean(args.get("sliceable", False), strict=False),
         )
         data = report.as_dict()
         # Ansible prints a result's `warnings` as [WARNING] lines; the structured form is site_warnings.

@@ -58,6 +58,13 @@ options:
       - The whole model is then read from O(files_dir), which must be given, and the hosts Ansible read must be a share
         of it, each with the model's groups and keys. The hosts of the other slices are returned in RV(job_slice).
     type: str
+  sliceable:
+    description:
+      - Whether the playbook may run as a slice, its per-DGX plays on the slice's DGX and its shared plays skipped. A slice
+        (O(slice_group)) of any other playbook is refused. The playbooks pass C(aipod_run_sliceable), which C(site.yml),
+        C(compute.yml), C(verify.yml) and C(acceptance.yml) set.
+    type: bool
+    default: false
 notes:
   - Action plugin; check mode changes nothing because the task never changes anything.
 extends_documentation_fragment:

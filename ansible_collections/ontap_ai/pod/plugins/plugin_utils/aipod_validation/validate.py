@@ -108,6 +108,7 @@ def validate_site(
     ansible_view: AnsibleView | None = None,
     run_scripts: bool = True,
     slice_group: str = "",
+    sliceable: bool = False,
 ) -> Report:
     """Check an inventory's site model. Nothing is contacted; only the inventory is read.
 
@@ -123,7 +124,8 @@ def validate_site(
     """
     started = time.perf_counter()
     if slice_group:
-        return _validate_slice(inventory, slice_group, decrypt, roles_dir, schema_dir, check_files, files_dir, ansible_view, started)
+        return _validate_slice(inventory, slice_group, decrypt, roles_dir, schema_dir, check_files, files_dir, ansible_view, started,
+                               sliceable, run_scripts)
     role_specs = load_role_specs(roles_dir or os.path.join(COLLECTION_ROOT, "roles"))
     role_options = {role: set(options) for role, options in role_specs.items()}
     inventory = job_inventory_script(inventory) or inventory
@@ -158,20 +160,27 @@ def validate_site(
 
 
 def _validate_slice(inventory: str, slice_group: str, decrypt: Decryptor | None, roles_dir: str | None, schema_dir: str,
-                    check_files: bool, files_dir: str | None, ansible_view: AnsibleView | None, started: float) -> Report:
+                    check_files: bool, files_dir: str | None, ansible_view: AnsibleView | None, started: float,
+                    sliceable: bool = True, run_scripts: bool = True) -> Report:
     """One slice of a sliced job: the whole model from the project's files, Ansible's hosts a share of it."""
     if not files_dir or not os.path.isdir(files_dir) or ansible_view is None:
         site = dataclasses.replace(unreadable_site(inventory, ""), findings=[])
         findings = [files_dir_missing(inventory)]
         return Report(site=site, findings=findings, sizing=m.sizing(site.model), seconds=time.perf_counter() - started)
     report = validate_site(files_dir, decrypt=decrypt, roles_dir=roles_dir, schema_dir=schema_dir, check_files=check_files,
-                           files_dir=files_dir)
+                           files_dir=files_dir, run_scripts=run_scripts)
     site = report.site
     findings = list(report.findings)
     problem = slice_group_problem(slice_group)
     if problem:
         findings.append(Finding("job-slice", "error", ("aipod_slice_group",), problem,
                                 "set it to the id the slices share, such as \"{{ awx_workflow_job_id }}\"", Location(inventory)))
+    if not sliceable:
+        findings.append(Finding("job-slice", "error", ("aipod_slice_group",),
+                                "this playbook cannot run as a slice of a sliced job: its plays would run on every slice's "
+                                "share of the switches and ONTAP hosts",
+                                "slice site.yml, compute.yml, verify.yml or acceptance.yml; run this one as a job of its own, "
+                                "without aipod_slice_group", Location(inventory)))
     findings += slice_findings(site, ansible_view.hosts)
     findings += ansible_differences(site, ansible_view, sliced=True)
     findings += resolved_settings(ansible_view, findings, site.hosts_file, site.role_specs)
