@@ -16,8 +16,9 @@ from project_paths import REPO, SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
 from ansible_collections.ontap_ai.pod.plugins.filter.aipod import aipod_shared_layer_hosts
 from ansible_collections.ontap_ai.pod.plugins.filter.aipod_compute import aipod_dgx_in_service
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.yamlload import VaultValue
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.resolved import AnsibleView, model_keys
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.slices import OTHER_SLICES_GROUP
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.slices import OTHER_SLICES_GROUP, vaulted_host_keys
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 DECRYPT = make_decryptor(SAMPLE_VAULT_PASSWORD)
@@ -89,6 +90,14 @@ def test_a_slice_whose_groups_differ_from_the_model_is_refused(sample):
 def test_a_slice_without_the_projects_inventory_directory_is_refused(sample):
     report = validate_slice(sample, awx_slice(sample.groups["all"], 1, 2), files_dir=None)
     assert not report.ok and "aipod_site_files_dir" in report.text() and report.job_slice is None
+
+
+def test_a_secret_inside_a_hosts_model_is_refused_rather_than_dropped():
+    site = load_site(str(SAMPLE), decrypt=DECRYPT)
+    dgx = site.groups["dgx"][0]
+    site.model["hosts"][dgx]["dgx"]["bmc_password"] = VaultValue("$ANSIBLE_VAULT;1.1;AES256\n00")
+    findings = vaulted_host_keys(site)
+    assert [finding.path for finding in findings] == [("hosts", dgx, "dgx")]
 
 
 def test_a_slice_of_a_playbook_that_cannot_run_sliced_is_refused(sample):

@@ -42,11 +42,27 @@ def slice_findings(site: Site, slice_hosts: list[str]) -> list[Finding]:
             for host in sorted(set(slice_hosts) - listed)]
 
 
+def vaulted_host_keys(site: Site) -> list[Finding]:
+    """An error per host whose dgx, switch or server key holds a vault-encrypted value: a slice hands
+    the other slices' hosts to the run as plain model data, and a secret must not travel that way
+    (left out, the host's plan would differ from a whole run's)."""
+    findings = []
+    for host in site.groups.get("all", []):
+        entry = site.model.get("hosts", {}).get(host, {})
+        for key in HOST_KEYS:
+            if key in entry and _holds_vault(entry[key]):
+                findings.append(Finding("job-slice", "error", ("hosts", host, key),
+                                        f"{host}: '{key}' holds a vault-encrypted value, which a slice of a sliced job cannot "
+                                        "hand to the other slices as model data",
+                                        "keep secrets in vault_* variables that the model names, not inside the host's model",
+                                        site.locate(("hosts", host, key))))
+    return findings
+
+
 def other_slices(site: Site, slice_hosts: list[str]) -> dict[str, dict[str, Any]]:
     """The model's hosts outside the slice: {host: {groups: [...], <kind key>: model}} in inventory order.
 
-    Only model data travels: a value the model keeps vault-encrypted is left out (no layer of a slice
-    reads another host's secret)."""
+    Only model data travels; a value the model keeps vault-encrypted is refused first (vaulted_host_keys)."""
     own = set(slice_hosts)
     others: dict[str, dict[str, Any]] = {}
     for host in site.groups.get("all", []):

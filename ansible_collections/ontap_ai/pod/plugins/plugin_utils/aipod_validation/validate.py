@@ -33,6 +33,7 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.slic
     other_slices,
     slice_findings,
     slice_group_problem,
+    vaulted_host_keys,
 )
 
 COLLECTION_ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
@@ -181,7 +182,7 @@ def _validate_slice(inventory: str, slice_group: str, decrypt: Decryptor | None,
                                 "share of the switches and ONTAP hosts",
                                 "slice site.yml, compute.yml, verify.yml or acceptance.yml; run this one as a job of its own, "
                                 "without aipod_slice_group", Location(inventory)))
-    findings += slice_findings(site, ansible_view.hosts)
+    findings += slice_findings(site, ansible_view.hosts) + vaulted_host_keys(site)
     findings += ansible_differences(site, ansible_view, sliced=True)
     findings += resolved_settings(ansible_view, findings, site.hosts_file, site.role_specs)
     findings += shared_connection_addresses(ansible_view, site.hosts_file)
