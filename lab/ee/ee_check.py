@@ -159,9 +159,9 @@ def project_files() -> list[str]:
     return [name for name in listed.split("\0") if name and (ROOT / name).exists()]
 
 
-def exported_inventory() -> str:
-    """The lab inventory as AWX's inventory import stores it (with the inventory source's vault credential)."""
-    return run([str(VENV_BIN / "ansible-inventory"), "-i", str(ROOT / "inventories" / "lab"), "--list", "--export",
+def exported_inventory(inventory: Path = ROOT / "inventories" / "lab") -> str:
+    """A lab inventory as AWX's inventory import stores it (with the inventory source's vault credential)."""
+    return run([str(VENV_BIN / "ansible-inventory"), "-i", str(inventory), "--list", "--export",
                 "--vault-id", f"{VAULT_ID}@{ROOT / 'inventories' / 'lab' / 'vault-password.txt'}"],
                cwd=ROOT, env=dict(podman_env(), ANSIBLE_CONFIG=str(ROOT / "ansible.cfg")), capture_output=True,
                check=True).stdout
@@ -184,6 +184,22 @@ def inline_vaulted(document: dict) -> dict:
     return document
 
 
+def write_inventory_script(path: Path, document: dict) -> None:
+    """AWX hands a job its inventory as one script that prints the imported JSON document."""
+    path.write_text(f"#!/bin/sh\n[ \"$1\" = --list ] || {{ echo '{{}}'; exit 0; }}\n"
+                    f"cat <<'AIPOD_INVENTORY'\n{json.dumps(document).rstrip()}\nAIPOD_INVENTORY\n")
+    path.chmod(0o755)
+
+
+def write_credentials(env: Path) -> None:
+    """AWX's vault credential (answered at the prompt of --vault-id lab@prompt) and machine credential
+    (the key goes to an ssh-agent inside the job, never to a file there)."""
+    password = (ROOT / "inventories" / "lab" / "vault-password.txt").read_text().strip()
+    (env / "passwords").write_text(json.dumps({rf"^Vault password \({VAULT_ID}\):\s*?$": password}))
+    (env / "cmdline").write_text(f"--vault-id {VAULT_ID}@prompt")
+    (env / "ssh_key").write_text((LAB_DIR / "hosts" / "ssh" / "id_ed25519").read_text())
+
+
 def prepare_job(job: Path) -> None:
     if job.exists():
         shutil.rmtree(job)
@@ -199,18 +215,10 @@ def prepare_job(job: Path) -> None:
         shutil.copy2(LAB_DIR / name, target)
     inventory = job / "inventory"
     inventory.mkdir(parents=True)
-    # AWX hands a job its inventory as one script that prints the imported JSON document.
-    document = json.dumps(inline_vaulted(json.loads(exported_inventory())))
-    (inventory / "hosts").write_text(f"#!/bin/sh\n[ \"$1\" = --list ] || {{ echo '{{}}'; exit 0; }}\n"
-                                     f"cat <<'AIPOD_INVENTORY'\n{document.rstrip()}\nAIPOD_INVENTORY\n")
-    (inventory / "hosts").chmod(0o755)
+    write_inventory_script(inventory / "hosts", inline_vaulted(json.loads(exported_inventory())))
     env = job / "env"
     env.mkdir()
-    password = (ROOT / "inventories" / "lab" / "vault-password.txt").read_text().strip()
-    (env / "passwords").write_text(json.dumps({rf"^Vault password \({VAULT_ID}\):\s*?$": password}))
-    (env / "cmdline").write_text(f"--vault-id {VAULT_ID}@prompt")
-    # AWX's machine credential: the key goes to an ssh-agent inside the job, never to a file there.
-    (env / "ssh_key").write_text((LAB_DIR / "hosts" / "ssh" / "id_ed25519").read_text())
+    write_credentials(env)
     # docs/execution-environment.md: the job template's environment names the site's files directory;
     # the lab inventory finds its keys from AIPOD_LAB_DIR.
     (env / "envvars").write_text(json.dumps({

@@ -74,12 +74,7 @@ def sliced_document(document: dict, number: int, count: int) -> dict:
 
 def exported_inventory(inventory: Path) -> dict:
     """The inventory as AWX's inventory import stores it, its vault_* values inline-vaulted (ee_check.py)."""
-    exported = subprocess.run(
-        [str(ee_check.VENV_BIN / "ansible-inventory"), "-i", str(inventory), "--list", "--export",
-         "--vault-id", f"{ee_check.VAULT_ID}@{ROOT / 'inventories' / 'lab' / 'vault-password.txt'}"],
-        cwd=ROOT, env=dict(ee_check.podman_env(), ANSIBLE_CONFIG=str(ROOT / "ansible.cfg")), capture_output=True, text=True,
-        check=True).stdout
-    return ee_check.inline_vaulted(json.loads(exported))
+    return ee_check.inline_vaulted(json.loads(ee_check.exported_inventory(inventory)))
 
 
 def prepare_slice(directory: Path, document: dict, number: int, count: int, lock_dir: Path,
@@ -89,16 +84,10 @@ def prepare_slice(directory: Path, document: dict, number: int, count: int, lock
     (directory / "inventory").mkdir(parents=True)
     (directory / "project").symlink_to(ROOT)
     sliced = sliced_document(document, number, count)
-    script = directory / "inventory" / "hosts"
-    script.write_text(f"#!/bin/sh\n[ \"$1\" = --list ] || {{ echo '{{}}'; exit 0; }}\n"
-                      f"cat <<'AIPOD_INVENTORY'\n{json.dumps(sliced)}\nAIPOD_INVENTORY\n")
-    script.chmod(0o755)
+    ee_check.write_inventory_script(directory / "inventory" / "hosts", sliced)
     env = directory / "env"
     env.mkdir()
-    password = (ROOT / "inventories" / "lab" / "vault-password.txt").read_text().strip()
-    (env / "passwords").write_text(json.dumps({rf"^Vault password \({ee_check.VAULT_ID}\):\s*?$": password}))
-    (env / "cmdline").write_text(f"--vault-id {ee_check.VAULT_ID}@prompt")
-    (env / "ssh_key").write_text((ee_check.LAB_DIR / "hosts" / "ssh" / "id_ed25519").read_text())
+    ee_check.write_credentials(env)
     job_id = FIRST_JOB_ID + number - 1
     meta = {}
     for prefix in ("awx", "tower"):

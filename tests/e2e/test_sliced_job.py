@@ -13,7 +13,6 @@ from lab_support import BIN, lab, playbook, recap
 from project_paths import LAB, REPO
 
 sys.path.insert(0, str(REPO / "lab" / "ee"))
-import ee_check  # noqa: E402
 import sliced_job  # noqa: E402
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]
@@ -90,7 +89,7 @@ def sliced_job_dir(entry):
 
 
 def test_a_slice_holding_a_host_the_model_lacks_changes_nothing(started_lab, tmp_path):
-    document = ee_check.inline_vaulted(json.loads(ee_check.exported_inventory()))
+    document = sliced_job.exported_inventory(LAB)
     document["dgx"]["hosts"].append("dgx99")
     document["_meta"]["hostvars"]["dgx99"] = dict(document["_meta"]["hostvars"]["dgx01"])
     directory = tmp_path / "slice1"
