@@ -98,3 +98,15 @@ def print_figures(figures: dict, path: Path | None) -> int:
     if path:
         path.write_text(json.dumps(figures, indent=2) + "\n")
     return 0
+
+
+def playbook(inventory: Path, name: str, log: Path, **extra: str) -> float:
+    """ansible-playbook NAME on the inventory, its output in `log`, in the benchmark's environment
+    (extra: more environment variables); its wall seconds. A failed run ends the benchmark."""
+    started = time.monotonic()
+    with open(log, "w", encoding="utf-8") as output:
+        result = subprocess.run([str(VENV_BIN / "ansible-playbook"), "-i", str(inventory), name], cwd=ROOT,
+                                env=environment(**extra), stdout=output, stderr=subprocess.STDOUT, check=False)
+    if result.returncode != 0:
+        sys.exit(f"benchmark: {name} failed (rc {result.returncode}); see {log}")
+    return round(time.monotonic() - started, 1)

@@ -14,28 +14,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-from bench_support import ROOT, VENV_BIN, environment, from_nothing, measure_each, print_figures, recap, require_venv, scaled_inventory
+from bench_support import ROOT, from_nothing, measure_each, playbook, print_figures, recap, require_venv, scaled_inventory
 
 CALLBACKS = ROOT / "benchmarks" / "callback_plugins"
 
 
 def site(inventory: Path, log: Path, tasks: Path | None = None) -> float:
+    """site.yml; with `tasks`, the callback writes the CPU per task there."""
     extra = {}
     if tasks is not None:
         extra = {"ANSIBLE_CALLBACK_PLUGINS": str(CALLBACKS), "AIPOD_TASK_CPU_FILE": str(tasks),
                  "ANSIBLE_CALLBACKS_ENABLED": "ontap_ai.pod.aipod_progress,aipod_task_cpu"}
-    started = time.monotonic()
-    with open(log, "w", encoding="utf-8") as output:
-        result = subprocess.run([str(VENV_BIN / "ansible-playbook"), "-i", str(inventory), "playbooks/site.yml"], cwd=ROOT,
-                                env=environment(**extra), stdout=output, stderr=subprocess.STDOUT, check=False)
-    if result.returncode != 0:
-        sys.exit(f"profile: site.yml failed (rc {result.returncode}); see {log}")
-    return round(time.monotonic() - started, 1)
+    return playbook(inventory, "playbooks/site.yml", log, **extra)
 
 
 def summarise(tasks: Path) -> dict:

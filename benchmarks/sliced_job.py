@@ -21,20 +21,9 @@ import argparse
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from bench_support import ROOT, VENV_BIN, environment, from_nothing, measure_each, print_figures, require_venv, scaled_inventory
-
-
-def playbook(inventory: Path, name: str, log: Path) -> float:
-    started = time.monotonic()
-    with open(log, "w", encoding="utf-8") as output:
-        result = subprocess.run([str(VENV_BIN / "ansible-playbook"), "-i", str(inventory), name], cwd=ROOT,
-                                env=environment(), stdout=output, stderr=subprocess.STDOUT, check=False)
-    if result.returncode != 0:
-        sys.exit(f"benchmark: {name} failed (rc {result.returncode}); see {log}")
-    return round(time.monotonic() - started, 1)
+from bench_support import ROOT, VENV_BIN, environment, from_nothing, measure_each, playbook, print_figures, require_venv, scaled_inventory
 
 
 def sliced(inventory: Path, slices: int, work: Path) -> dict:

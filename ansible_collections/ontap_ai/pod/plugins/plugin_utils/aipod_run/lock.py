@@ -595,17 +595,18 @@ class RunLock:
         with self._gate(timeout=wait_seconds + GATE_SECONDS):
             holder = read_holder(self.record_path)
             if holder is not None and holder.slice_group == group and not self._try() and self._try(exclusive=False):
-                current = read_holder(self.record_path) or holder
-                current.members.append(_member(me))
+                current, member = read_holder(self.record_path) or holder, _member(me)
+                current.members.append(member)
                 current.finished, current.outcome = None, ""
                 write_holder(self.record_path, current)
-                self._holder, self._member_id = current, _member(me)["id"]
+                self._holder, self._member_id = current, member["id"]
                 return Outcome(taken=True, site=self.site, path=self.path, previous=None, owes=current.owes)
             outcome = self.take(me, wait_seconds, progress, sleep)
             if outcome.taken:
-                me.slice_group, me.members = group, [_member(me)]
+                member = _member(me)
+                me.slice_group, me.members = group, [member]
                 write_holder(self.record_path, me)
-                self._member_id = me.members[0]["id"]
+                self._member_id = member["id"]
                 # The job's other slices join while this one holds it.
                 fcntl.flock(self._fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
             return outcome
