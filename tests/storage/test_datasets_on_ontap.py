@@ -112,3 +112,23 @@ def test_a_data_set_that_leaves_the_model_is_reported_and_kept(converged):
         path.write_text(original)
     rc, recap, output = converged.play()
     assert rc == 0 and recap["lab-ontap"]["changed"] == 0 and "no longer in the site model" not in output, output[-3000:]
+
+
+def test_harvest_reads_the_whole_cluster_and_writes_nothing(converged):
+    """Harvest's account (monitoring.harvest.account): the cluster-scoped read-only role its docs give."""
+    from ontap_lab.cli import LabClient
+
+    vault = converged.inventory / "group_vars" / "all" / "vault.yml"
+    secrets = yaml.safe_load(make_decryptor(LAB_VAULT_PASSWORD)(vault.read_text(), str(vault)))
+    harvest = LabClient(converged.client().settings, "harvest", secrets["vault_ontap_harvest_password"])
+    # What its REST collectors poll: across the cluster, not one SVM.
+    for path in ("/api/cluster", "/api/cluster/nodes", "/api/storage/aggregates", "/api/storage/volumes",
+                 "/api/network/ip/interfaces", "/api/svm/svms", "/api/snapmirror/relationships"):
+        status, body = harvest.request("GET", path)
+        assert status == 200, (path, body)
+    names = {v["name"] for v in harvest.request("GET", "/api/storage/volumes?fields=name")[1]["records"]}
+    assert {"data", "home", "imagenet"} <= names
+    assert harvest.request("POST", "/api/svm/svms", {"name": "not-for-harvest"})[0] == 403
+    volume = converged.records("/api/storage/volumes?name=imagenet&fields=uuid")[0]
+    assert harvest.request("PATCH", f"/api/storage/volumes/{volume['uuid']}", {"comment": "x"})[0] == 403
+    assert harvest.request("GET", "/api/name-services/dns")[0] == 403  # a path its role does not list

@@ -23,7 +23,7 @@ def test_compare_filter_checks_its_arguments():
 
 def test_objects_filter_counts_the_model():
     # two tool roles and accounts, and the seven objects of imagenet's copy and cache on lab-dr among them
-    assert sum(FILTERS["aipod_ontap_objects"](LAB_MODEL).values()) == 41
+    assert sum(FILTERS["aipod_ontap_objects"](LAB_MODEL).values()) == 43
 
 
 @pytest.mark.parametrize("result, transient", [

@@ -35,7 +35,9 @@ READS = {
 OPTIONS = {"accounts": {"privileges": {"trident": [{"path": "/api/storage/volumes", "access": "all"},
                                                    {"path": "/api/cluster", "access": "readonly"}],
                                        "dataops": [{"path": "/api/storage/volumes", "access": "all"},
-                                                   {"path": "/api/svm/svms", "access": "readonly"}]}}}
+                                                   {"path": "/api/svm/svms", "access": "readonly"}],
+                                       "harvest": [{"path": "/api/storage/volumes", "access": "readonly"},
+                                                   {"path": "/api/cluster", "access": "readonly"}]}}}
 
 
 def read(client: Client, area: str) -> dict:
@@ -55,7 +57,7 @@ def converged() -> Client:
 
 def with_tool_roles(client: Client) -> None:
     """The golden cluster's tool roles have the role defaults' privileges; trim them to OPTIONS."""
-    for tool, role_name in (("trident", "trident"), ("dataops", "dataops_toolkit")):
+    for tool, role_name in (("trident", "trident"), ("dataops", "dataops_toolkit"), ("harvest", "harvest-rest-role")):
         role = client.one("security/roles", name=role_name, fields="owner")
         client.patch(f"security/roles/{role['owner']['uuid']}/{role_name}", {"privileges": OPTIONS["accounts"]["privileges"][tool]})
 
@@ -76,7 +78,9 @@ def test_converged_tool_accounts_need_nothing(converged):
         {"key": "lab-data:trident", "svm": "lab-data", "username": "trident", "role": "trident", "tool": "trident",
          "password_variable": "vault_ontap_trident_password"},
         {"key": "lab-data:dataops", "svm": "lab-data", "username": "dataops", "role": "dataops_toolkit", "tool": "dataops",
-         "password_variable": "vault_ontap_dataops_password"}]
+         "password_variable": "vault_ontap_dataops_password"},
+        {"key": "cluster:harvest", "svm": None, "username": "harvest", "role": "harvest-rest-role", "tool": "harvest",
+         "password_variable": "vault_ontap_harvest_password"}]
 
 
 # ---------------------------------------------------------------------------- a new cluster
@@ -100,10 +104,10 @@ def test_a_new_cluster_needs_everything_the_model_has():
 def test_the_managed_objects_of_the_lab_pod():
     counts = ontap_plan.managed_objects(LAB_MODEL)
     assert counts["lifs"] == 9 and counts["vlan_ports"] == 6 and counts["flexgroups"] == 2
-    assert counts["qos_policies"] == 1 and counts["dataset_volumes"] == 1 and counts["tool_accounts"] == 2
+    assert counts["qos_policies"] == 1 and counts["dataset_volumes"] == 1 and counts["tool_accounts"] == 3
     # The copy of imagenet on lab-dr: two intercluster LIFs, a cluster peer, an SVM peer, the relationship.
     assert (counts["intercluster_lifs"], counts["cluster_peers"], counts["svm_peers"], counts["dataset_copies"]) == (2, 1, 2, 1)
-    assert counts["dataset_caches"] == 1 and sum(counts.values()) == 41
+    assert counts["dataset_caches"] == 1 and sum(counts.values()) == 43
 
 
 # ---------------------------------------------------------------------------- drift
@@ -196,6 +200,27 @@ def test_trident_privileges_and_account_drift(converged):
     result = plan(converged, "accounts")
     assert result["roles"][0]["changes"] == {"privileges": {"before": [], "after": [["/api/cluster", "readonly"]]}}
     assert result["accounts"][0]["changes"] == {"locked": {"before": True, "after": False}}
+
+
+def test_harvest_gets_a_cluster_scoped_read_only_role_and_an_svm_role_of_its_name_is_not_it(converged):
+    with_tool_roles(converged)
+    role = converged.one("security/roles", name="harvest-rest-role", scope="cluster", fields="owner")
+    converged.delete(f"security/accounts/{role['owner']['uuid']}/harvest")  # ONTAP keeps a role an account holds
+    converged.delete(f"security/roles/{role['owner']['uuid']}/harvest-rest-role")
+    svm = converged.one("svm/svms", name="lab-data", fields="uuid")
+    converged.post("security/roles", {"name": "harvest-rest-role", "owner": {"uuid": svm["uuid"]},
+                                      "privileges": [{"path": "/api/storage/volumes", "access": "readonly"}]})
+    result = plan(converged, "accounts")
+    assert [(item["key"], item["action"], item["want"]["vserver"]) for item in result["roles"]] == [
+        ("cluster:harvest-rest-role", "create", None)]
+    assert [(item["key"], item["action"]) for item in result["accounts"]] == [("cluster:harvest", "create")]
+    assert all(p["access"] == "readonly" for p in result["roles"][0]["want"]["privileges"])
+
+
+def test_no_harvest_account_when_the_model_does_not_watch_the_pod(converged):
+    model = copy.deepcopy(LAB_MODEL)
+    model["monitoring"]["enabled"] = False
+    assert [login["tool"] for login in plan(converged, "accounts", model)["logins"]] == ["trident", "dataops"]
 
 
 def test_diff_lists_before_and_after_of_each_pending_object(converged):

@@ -14,7 +14,7 @@ from ..errors import OntapError, conflict, duplicate, invalid_value, missing, no
 from . import Collection, check_enum_list, svm_of
 
 API_AREAS = ("application", "cluster", "cloud", "name-services", "network", "protocols", "resource-tags",
-             "security", "snapmirror", "storage", "support", "svm", "private/cli")
+             "security", "snapmirror", "storage", "support", "svm", "private/cli", "private/support")
 ACCESS_LEVELS = {"none", "readonly", "read_create", "read_modify", "read_create_modify", "all"}
 APPLICATIONS = {"amqp", "console", "http", "ontapi", "service_processor", "ssh"}
 AUTH_METHODS = {"cert", "domain", "nsswitch", "password", "publickey", "saml", "totp"}

@@ -23,6 +23,7 @@ from typing import Any
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import model as datasets
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_monitoring import harvest
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 ALL_PROTOCOLS = ("nfs", "cifs", "iscsi", "fcp", "nvme", "s3")
@@ -525,14 +526,15 @@ def _plan_qos_policies(model: dict, current: list[dict], errors: list[str]) -> l
 
 # ---------------------------------------------------------------------------- the tools' accounts
 # The SVM-scoped accounts the pod's tools log in with: the SVM key that declares each, and the vault
-# variable that holds its password.
+# variable that holds its password. Harvest's account is cluster-scoped (svm None): it reads every SVM.
 TOOL_ACCOUNTS = {"trident": ("trident_account", "vault_ontap_trident_password"),
                  "dataops": ("dataops_account", "vault_ontap_dataops_password")}
+CLUSTER_SCOPE = "cluster"
 
 
-def tool_accounts(model: dict) -> list[dict[str, str]]:
-    """Every tool account the model declares: {tool, svm, username, role, password_variable}."""
-    found = []
+def tool_accounts(model: dict) -> list[dict[str, Any]]:
+    """Every tool account the model declares: {tool, svm (None: the cluster's), username, role, password_variable}."""
+    found: list[dict[str, Any]] = []
     for svm in m.svms(model):
         for tool, (key, password_variable) in TOOL_ACCOUNTS.items():
             account = m.as_dict(svm.get(key))
@@ -540,12 +542,21 @@ def tool_accounts(model: dict) -> list[dict[str, str]]:
             if username:
                 found.append({"tool": tool, "svm": svm["name"], "username": username,
                               "role": m.as_str(account.get("role")) or username, "password_variable": password_variable})
+    watcher = harvest.account(model)
+    if watcher:
+        found.append({"tool": "harvest", "svm": None, **watcher})
     return found
 
 
+def _owned_by(record: dict, svm: str | None) -> bool:
+    """A role or account of this SVM, or of the cluster when svm is None."""
+    return record.get("scope") == CLUSTER_SCOPE if svm is None else dig(record, "owner.name") == svm
+
+
 def plan_accounts(model: dict, info: Any, options: dict | None = None) -> dict:
-    """The SVM-scoped REST role and account of each tool (Trident, the DataOps Toolkit), with only
-    the privileges options['privileges'][tool] lists; each password is checked by logging in."""
+    """The REST role and account of each tool (Trident and the DataOps Toolkit on their SVM, Harvest on
+    the cluster), with only the privileges options['privileges'][tool] lists; each password is
+    checked by logging in."""
     options = options or {}
     roles = records(info, "security/roles")
     accounts = records(info, "security/accounts")
@@ -553,11 +564,12 @@ def plan_accounts(model: dict, info: Any, options: dict | None = None) -> dict:
     plan: dict[str, list] = {"roles": [], "accounts": [], "logins": [], "errors": []}
     for account in tool_accounts(model):
         svm, username, role_name = account["svm"], account["username"], account["role"]
+        owner = svm or CLUSTER_SCOPE
         privileges = [{"path": p["path"], "access": p["access"]} for p in m.as_list(privileges_of.get(account["tool"]))
                       if isinstance(p, dict)]
-        key = f"{svm}:{role_name}"
+        key = f"{owner}:{role_name}"
         role_want = {"vserver": svm, "name": role_name, "privileges": privileges}
-        current_role = next((r for r in roles if r.get("name") == role_name and dig(r, "owner.name") == svm), None)
+        current_role = next((r for r in roles if r.get("name") == role_name and _owned_by(r, svm)), None)
         wanted = sorted((p["path"], p["access"]) for p in privileges)
         if current_role is None:
             plan["roles"].append(_item(key, "create", role_want, {"privileges": {"before": None, "after": len(wanted)}}))
@@ -571,11 +583,11 @@ def plan_accounts(model: dict, info: Any, options: dict | None = None) -> dict:
                                                                                      "after": [list(p) for p in added]}}))
         account_want = {"vserver": svm, "name": username, "role_name": role_name, "password_variable": account["password_variable"],
                         "applications": [{"application": "http", "authentication_methods": ["password"]}]}
-        plan["logins"].append({"key": f"{svm}:{username}", "svm": svm, "username": username, "role": role_name,
+        plan["logins"].append({"key": f"{owner}:{username}", "svm": svm, "username": username, "role": role_name,
                                "tool": account["tool"], "password_variable": account["password_variable"]})
-        current_account = next((a for a in accounts if a.get("name") == username and dig(a, "owner.name") == svm), None)
+        current_account = next((a for a in accounts if a.get("name") == username and _owned_by(a, svm)), None)
         if current_account is None:
-            plan["accounts"].append(_item(f"{svm}:{username}", "create", account_want,
+            plan["accounts"].append(_item(f"{owner}:{username}", "create", account_want,
                                           {"role": {"before": None, "after": role_name}}))
             continue
         have = {"role": dig(current_account, "role.name"), "locked": bool(current_account.get("locked")),
@@ -583,7 +595,7 @@ def plan_accounts(model: dict, info: Any, options: dict | None = None) -> dict:
                                        for a in m.as_list(current_account.get("applications")))}
         changes = _changes(have, {"role": role_name, "locked": False, "applications": [("http", ("password",))]})
         if changes:
-            plan["accounts"].append(_item(f"{svm}:{username}", "modify", account_want, changes))
+            plan["accounts"].append(_item(f"{owner}:{username}", "modify", account_want, changes))
     return plan
 
 

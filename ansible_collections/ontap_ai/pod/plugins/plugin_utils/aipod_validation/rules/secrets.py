@@ -8,6 +8,7 @@ import stat
 from typing import Any
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import model as datasets_model
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_monitoring import harvest
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.findings import Finding
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import display_path
@@ -35,6 +36,8 @@ def secrets(ctx: Context) -> None:
         needed["vault_ontap_trident_password"] = ("ontap", "svms")
     if any("dataops_account" in svm for svm in ctx.svms):
         needed["vault_ontap_dataops_password"] = ("ontap", "svms")
+    if harvest.account(ctx.model):
+        needed[harvest.PASSWORD_VARIABLE] = ("monitoring", "enabled")
     if ctx.switches:
         needed["vault_switch_admin_password"] = ("groups", "switches")
     for copy_peer in datasets_model.peers_in_use(ctx.model):
