@@ -35,7 +35,8 @@ def cluster():
     from kubernetes import client, config
 
     api = config.new_client_from_config(str(KUBECONFIG))
-    yield {"core": client.CoreV1Api(api), "custom": client.CustomObjectsApi(api), "apps": client.AppsV1Api(api)}
+    yield {"core": client.CoreV1Api(api), "custom": client.CustomObjectsApi(api), "apps": client.AppsV1Api(api),
+           "batch": client.BatchV1Api(api)}
     subprocess.run([str(REPO / "lab" / "kubernetes" / "gpu-operator"), "stop"], check=False)
     assert lab("stop", "kubernetes").returncode == 0
     if was_running:
@@ -147,3 +148,33 @@ def test_the_operators_controller_reconciles_the_policy_and_verification_judges_
     assert daemonsets.get("nvidia-dcgm-exporter") is None or daemonsets["nvidia-dcgm-exporter"].spec.template.spec.host_network is True
     labels = cluster["core"].read_node("dgx02").metadata.labels
     assert labels.get("nvidia.com/gpu.deploy.device-plugin") == "true"
+
+
+def test_the_opt_in_gpu_smoke_test_runs_a_job_on_each_dgx_and_judges_only_what_it_can_read(site, cluster, tmp_path):
+    """gpu.smoke_test: a Job per DGX worker runs nvidia-smi -L with one GPU. KWOK reports each Job complete
+    without running a container and serves no log, so nothing proves nvidia-smi ran: each check is
+    "not checked", never a pass. The Jobs are bound to their own DGX and removed afterwards."""
+    path = site["inventory"] / "group_vars" / "all" / "gpu.yml"
+    original = path.read_text()
+    data = yaml.safe_load(original)
+    data["gpu"]["smoke_test"] = {"enabled": True, "timeout": 60}
+    path.write_text(yaml.safe_dump(data))
+    events = LAB_KUBERNETES / "logs" / "node-events.jsonl"
+    seen = len(events.read_text().splitlines())
+    report = tmp_path / "kubernetes-verify.json"
+    try:
+        result = run_playbook(site["tmp"], "-i", str(site["inventory"] / "hosts.yml"), "playbooks/verify_kubernetes.yml",
+                              "-e", f"verify_kubernetes_report={report}", "-e", "verify_kubernetes_claim_timeout=2", check=False)
+    finally:
+        path.write_text(original)
+    assert report.exists(), result.stdout[-4000:]
+    checks = {c["name"]: c for c in json.loads(report.read_text())["checks"] if c["name"].startswith("gpu_smoke:")}
+    assert set(checks) == {f"gpu_smoke:{host}" for host in DGX_WORKERS}, result.stdout[-3000:]
+    for check in checks.values():
+        assert check["status"] == "not_checked", check
+        assert "completed but nvidia-smi's output is unknown: its log could not be read" in check["detail"], check
+    bound = [json.loads(line) for line in events.read_text().splitlines()[seen:]]
+    placed = {e["pod"].split("/")[1].rsplit("-", 1)[0]: e["node"] for e in bound
+              if e.get("event") == "bound" and e.get("pod", "").startswith("gpu-operator/aipod-gpu-smoke-")}
+    assert placed == {f"aipod-gpu-smoke-{host}": host for host in DGX_WORKERS}, bound
+    assert not cluster["batch"].list_namespaced_job("gpu-operator", label_selector="ontap-ai.pod/check=gpu-smoke").items

@@ -13,7 +13,8 @@ def test_every_filter_is_registered():
         "aipod_storage_class_changes", "aipod_snapshot_api_state", "aipod_snapshot_class_defaults", "aipod_judge_nodes", "aipod_judge_backends",
         "aipod_judge_classes", "aipod_schedulable_nodes", "aipod_verification_result", "aipod_k8s_apply_pending", "aipod_k8s_pending_items",
         "aipod_trident_secrets", "aipod_deepops_steps", "aipod_trident_version_step",
-        "aipod_nodes_of_hosts", "aipod_ini_token", "aipod_gpu_plan", "aipod_gpu_pending", "aipod_judge_gpu_operator"}
+        "aipod_nodes_of_hosts", "aipod_ini_token", "aipod_gpu_plan", "aipod_gpu_pending", "aipod_judge_gpu_operator",
+        "aipod_gpu_smoke_plan", "aipod_gpu_smoke_finished", "aipod_judge_gpu_smoke"}
 
 
 def test_declaration_filters_refuse_what_they_cannot_compare():
@@ -45,3 +46,11 @@ def test_the_ini_token_filter_names_the_variable_it_refuses():
     assert f.aipod_ini_token("dgx01", "host name") == "dgx01"
     with pytest.raises(AnsibleFilterError, match="aipod_ini_token: ansible_user of dgx04 'a b'"):
         f.aipod_ini_token("a b", "ansible_user of dgx04")
+
+
+def test_the_gpu_smoke_filters_refuse_what_is_not_their_plan():
+    with pytest.raises(AnsibleFilterError, match="expected the plan of aipod_gpu_smoke_plan"):
+        f.aipod_judge_gpu_smoke({"nodes": []}, [], [])
+    with pytest.raises(AnsibleFilterError, match="k8s_log's loop results"):
+        f.aipod_judge_gpu_smoke({"jobs": []}, [], {"job": "log"})
+    assert f.aipod_gpu_smoke_finished({"jobs": []}, None) is True

@@ -1,6 +1,7 @@
 """Filters that list what an air-gapped site mirrors (playbooks/airgap_artifacts.yml).
 
-Docs: aipod_deepops_artifacts.yml, aipod_trident_artifacts.yml, aipod_gpu_artifacts.yml, aipod_toolchain_artifacts.yml,
+Docs: aipod_deepops_artifacts.yml, aipod_trident_artifacts.yml, aipod_gpu_artifacts.yml, aipod_gpu_smoke_artifacts.yml,
+aipod_toolchain_artifacts.yml,
 aipod_artifacts_table.yml and aipod_artifacts_markdown.yml beside this file. The logic lives in
 plugins/plugin_utils/aipod_report/airgap.py (pure functions, unit-tested without Ansible).
 """
@@ -30,6 +31,10 @@ def aipod_gpu_artifacts(plan: Any) -> list[dict[str, str]]:
     checked = _mapping(plan, "aipod_gpu_artifacts", "the GPU plan (aipod_gpu_plan)")
     registry = checked.get("image_registry") or ""
     return airgap.gpu_artifacts(checked, str(registry))
+
+
+def aipod_gpu_smoke_artifacts(plan: Any) -> list[dict[str, str]]:
+    return airgap.gpu_smoke_artifacts(_mapping(plan, "aipod_gpu_smoke_artifacts", "the GPU smoke test's plan (aipod_gpu_smoke_plan)"))
 
 
 def aipod_deepops_artifacts(plan: Any, settings: Any) -> list[dict[str, str]]:
@@ -70,6 +75,7 @@ class FilterModule:
             "aipod_deepops_artifacts": aipod_deepops_artifacts,
             "aipod_trident_artifacts": aipod_trident_artifacts,
             "aipod_gpu_artifacts": aipod_gpu_artifacts,
+            "aipod_gpu_smoke_artifacts": aipod_gpu_smoke_artifacts,
             "aipod_toolchain_artifacts": aipod_toolchain_artifacts,
             "aipod_artifacts_table": aipod_artifacts_table,
             "aipod_artifacts_markdown": aipod_artifacts_markdown,

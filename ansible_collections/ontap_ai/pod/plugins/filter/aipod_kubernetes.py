@@ -3,10 +3,11 @@
 Docs: aipod_trident_plan.yml, aipod_deepops_plan.yml, aipod_ini_token.yml, aipod_deepops_steps.yml, aipod_kubeconfig_source.yml,
 aipod_kube_node_cidrs.yml, aipod_storage_class_changes.yml, aipod_snapshot_api_state.yml, aipod_snapshot_class_defaults.yml,
 aipod_k8s_apply_pending.yml, aipod_k8s_pending_items.yml, aipod_trident_secrets.yml, aipod_nodes_of_hosts.yml,
-aipod_gpu_plan.yml, aipod_gpu_pending.yml, aipod_judge_gpu_operator.yml and
+aipod_gpu_plan.yml, aipod_gpu_pending.yml, aipod_judge_gpu_operator.yml, aipod_gpu_smoke_plan.yml,
+aipod_gpu_smoke_finished.yml, aipod_judge_gpu_smoke.yml and
 the verification judges (aipod_judge_*.yml, aipod_schedulable_nodes.yml,
 aipod_verification_result.yml) beside this file. The derivations live in
-plugins/plugin_utils/aipod_kubernetes/ (deepops.py, trident.py, gpu.py, apply.py, verify.py),
+plugins/plugin_utils/aipod_kubernetes/ (deepops.py, trident.py, gpu.py, gpu_smoke.py, apply.py, verify.py),
 which the site validator uses too.
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import gpu_smoke
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.apply import (
     apply_pending,
     pending_items,
@@ -149,6 +151,27 @@ def aipod_judge_gpu_operator(plan: Any, policies: Any, pods: Any) -> list[dict]:
     return judge_gpu_operator(dict(plan), list(policies or []), list(pods or []))
 
 
+def _require_smoke_plan(plan: Any, name: str) -> dict:
+    if not isinstance(plan, Mapping) or "jobs" not in plan:
+        raise AnsibleFilterError(f"{name}: expected the plan of aipod_gpu_smoke_plan")
+    return dict(plan)
+
+
+def aipod_gpu_smoke_plan(model: Mapping) -> dict[str, Any]:
+    return gpu_smoke.smoke_plan(_require_model(model, "aipod_gpu_smoke_plan"))
+
+
+def aipod_gpu_smoke_finished(plan: Any, jobs: Any) -> bool:
+    return gpu_smoke.finished(_require_smoke_plan(plan, "aipod_gpu_smoke_finished"), list(jobs or []))
+
+
+def aipod_judge_gpu_smoke(plan: Any, jobs: Any = None, logs: Any = None, not_run: str = "", pods: Any = None) -> list[dict]:
+    if logs is not None and not isinstance(logs, list):
+        raise AnsibleFilterError("aipod_judge_gpu_smoke: logs are k8s_log's loop results (register: ...; .results)")
+    return gpu_smoke.judge_smoke(_require_smoke_plan(plan, "aipod_judge_gpu_smoke"), list(jobs or []), list(logs or []),
+                                 str(not_run or ""), list(pods or []))
+
+
 def aipod_judge_backends(configs: Any, plan: Mapping, backends: Any, controller_running: bool) -> list[dict]:
     return judge_backends(dict(plan), list(configs or []), list(backends or []), bool(controller_running))
 
@@ -195,6 +218,9 @@ class FilterModule:
             "aipod_deepops_plan": aipod_deepops_plan,
             "aipod_gpu_plan": aipod_gpu_plan,
             "aipod_gpu_pending": aipod_gpu_pending,
+            "aipod_gpu_smoke_plan": aipod_gpu_smoke_plan,
+            "aipod_gpu_smoke_finished": aipod_gpu_smoke_finished,
+            "aipod_judge_gpu_smoke": aipod_judge_gpu_smoke,
             "aipod_ini_token": aipod_ini_token,
             "aipod_deepops_steps": aipod_deepops_steps,
             "aipod_trident_version_step": aipod_trident_version_step,

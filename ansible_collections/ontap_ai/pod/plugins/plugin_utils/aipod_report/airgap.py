@@ -193,6 +193,22 @@ def gpu_artifacts(plan: Mapping[str, Any], registry: str = "") -> list[dict[str,
     return out
 
 
+def gpu_smoke_artifacts(smoke: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The GPU smoke test's image, when the model opts in to the test."""
+    if not smoke.get("enabled"):
+        return []
+    image = str(smoke.get("image") or "")
+    if "@" in image:
+        name, tag = image.split("@", 1)
+    elif ":" in image.rsplit("/", 1)[-1]:
+        name, tag = image.rsplit(":", 1)
+    else:
+        name, tag = image, ""
+    return [artifact("gpu", "container image", name.rsplit("/", 1)[-1], tag, image,
+                     "gpu.smoke_test.image or gpu.operator.image_registry (site model)",
+                     "the GPU smoke test's nvidia-smi pod (verification)")]
+
+
 def toolchain_artifacts(requirements_txt: str, constraints_txt: str, requirements_yml: Mapping[str, Any],
                         pip_index: str, galaxy_server: str, ee_definition: Mapping[str, Any] | None = None) -> list[dict[str, str]]:
     """The control node's toolchain: every wheel constraints.txt freezes (requirements.txt's closure), the collections,

@@ -1,0 +1,139 @@
+"""The opt-in GPU smoke test: one Job per DGX worker running nvidia-smi -L with one GPU, and how its
+outcome is judged. Only a log that lists a GPU passes."""
+from __future__ import annotations
+
+import copy
+import re
+
+from project_paths import SAMPLE, SAMPLE_VAULT_PASSWORD, make_decryptor
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import gpu_smoke
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
+
+SITE = load_site(str(SAMPLE), decrypt=make_decryptor(SAMPLE_VAULT_PASSWORD))
+DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+
+
+def plan(**smoke) -> dict:
+    model = copy.deepcopy(SITE.model)
+    model.setdefault("gpu", {})["smoke_test"] = {"enabled": True, **smoke}
+    return gpu_smoke.smoke_plan(model)
+
+
+def job(name: str, **status) -> dict:
+    return {"metadata": {"name": name}, "status": status}
+
+
+def complete(name: str) -> dict:
+    return job(name, succeeded=1, conditions=[{"type": "Complete", "status": "True"}])
+
+
+def failed(name: str, reason: str) -> dict:
+    return job(name, failed=1, conditions=[{"type": "Failed", "status": "True", "reason": reason}])
+
+
+def log(name: str, text: str) -> dict:
+    return {"item": {"name": name}, "log": text, "failed": False}
+
+
+def unreadable(name: str, msg: str) -> dict:
+    return {"item": {"name": name}, "failed": True, "msg": msg}
+
+
+def test_off_unless_the_model_opts_in():
+    assert gpu_smoke.smoke_plan(SITE.model)["enabled"] is False
+
+
+def test_one_job_per_dgx_worker_with_one_gpu_pinned_to_its_node_unprivileged():
+    smoke = plan()
+    assert smoke["enabled"] and [j["host"] for j in smoke["jobs"]] == ["dgx01", "dgx02", "dgx03", "dgx04"]
+    manifest = smoke["jobs"][0]["manifest"]
+    pod = manifest["spec"]["template"]["spec"]
+    assert manifest["metadata"] == {"name": "aipod-gpu-smoke-dgx01", "namespace": "gpu-operator",
+                                    "labels": {"app.kubernetes.io/managed-by": "aipod", "ontap-ai.pod/check": "gpu-smoke"}}
+    assert pod["nodeSelector"] == {"kubernetes.io/hostname": "dgx01"}
+    [container] = pod["containers"]
+    assert container["command"] == ["nvidia-smi", "-L"] and container["resources"] == {"limits": {"nvidia.com/gpu": 1}}
+    assert container["image"] == "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"
+    assert pod["securityContext"]["runAsNonRoot"] is True and container["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+    assert manifest["spec"]["activeDeadlineSeconds"] == 300 and manifest["spec"]["backoffLimit"] == 0
+
+
+def test_the_image_follows_the_mirror_and_the_model_sets_namespace_and_timeout():
+    model = copy.deepcopy(SITE.model)
+    model["gpu"] = {"operator": {"image_registry": "mirror.example.com:5000/nvcr"},
+                    "smoke_test": {"enabled": True, "namespace": "gpu-checks", "timeout": 120}}
+    smoke = gpu_smoke.smoke_plan(model)
+    assert smoke["image"] == "mirror.example.com:5000/nvcr/nvidia/cuda:12.4.1-base-ubuntu22.04"
+    assert smoke["namespace"] == "gpu-checks" and smoke["jobs"][0]["manifest"]["spec"]["activeDeadlineSeconds"] == 120
+
+
+def test_a_host_name_that_is_no_dns_label_gets_a_name_that_is_and_stays_distinct():
+    names = {gpu_smoke.job_name(host) for host in ("DGX_01", "dgx-01", "dgx.01", "x" * 80, "x" * 81)}
+    assert len(names) == 5 and all(DNS_LABEL.match(name) for name in names), names
+    assert gpu_smoke.job_name("dgx01") == "aipod-gpu-smoke-dgx01"
+
+
+def test_a_log_that_lists_a_gpu_passes():
+    smoke = plan()
+    name = smoke["jobs"][0]["name"]
+    checks = gpu_smoke.judge_smoke(smoke, [complete(name)],
+                                   [log(name, "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-5b4c5f1e-aaaa-bbbb-cccc-1234567890ab)\n")])
+    assert checks[0] == {"name": "gpu_smoke:dgx01", "status": "pass",
+                         "detail": "nvidia-smi in a pod sees 1 GPU: NVIDIA H100 80GB HBM3"}
+
+
+def test_a_completed_job_whose_log_cannot_be_read_proves_nothing():
+    smoke = plan()
+    name = smoke["jobs"][0]["name"]
+    [check, *_] = gpu_smoke.judge_smoke(smoke, [complete(name)], [unreadable(name, "Failed to get logs: connection refused")])
+    assert check["status"] == "not_checked" and "log could not be read: Failed to get logs" in check["detail"]
+    [check, *_] = gpu_smoke.judge_smoke(smoke, [complete(name)], [log(name, "")])
+    assert check["status"] == "not_checked" and "lists no GPU" in check["detail"]
+
+
+def test_a_failed_nvidia_smi_fails_and_no_free_gpu_is_not_a_failure():
+    smoke = plan()
+    first, second, third, fourth = (j["name"] for j in smoke["jobs"])
+    checks = gpu_smoke.judge_smoke(
+        smoke, [failed(first, "BackoffLimitExceeded"), failed(second, "DeadlineExceeded"), job(third, active=1)],
+        [log(first, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.")])
+    by_host = {c["name"]: c for c in checks}
+    assert by_host["gpu_smoke:dgx01"]["status"] == "fail" and "couldn't communicate" in by_host["gpu_smoke:dgx01"]["detail"]
+    assert by_host["gpu_smoke:dgx02"]["status"] == "not_checked" and "did not finish within 300 s" in by_host["gpu_smoke:dgx02"]["detail"]
+    assert by_host["gpu_smoke:dgx03"]["status"] == "not_checked" and "had not finished" in by_host["gpu_smoke:dgx03"]["detail"]
+    assert by_host["gpu_smoke:dgx04"] == {"name": "gpu_smoke:dgx04", "status": "fail",
+                                          "detail": f"Job {fourth} was not created"}
+
+
+def test_finished_waits_for_every_job_and_not_run_says_why():
+    smoke = plan()
+    names = [j["name"] for j in smoke["jobs"]]
+    assert not gpu_smoke.finished(smoke, [complete(n) for n in names[:3]])
+    assert gpu_smoke.finished(smoke, [complete(n) for n in names[:3]] + [failed(names[3], "DeadlineExceeded")])
+    checks = gpu_smoke.judge_smoke(smoke, [], [], not_run="check mode creates nothing")
+    assert {c["status"] for c in checks} == {"not_checked"} and checks[0]["detail"] == "not run: check mode creates nothing"
+
+
+def test_the_image_is_listed_for_an_air_gapped_site_only_when_opted_in():
+    from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_report import airgap
+
+    assert airgap.gpu_smoke_artifacts(gpu_smoke.smoke_plan(SITE.model)) == []
+    [image] = airgap.gpu_smoke_artifacts(plan())
+    assert (image["name"], image["version"], image["source"]) == (
+        "cuda", "12.4.1-base-ubuntu22.04", "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04")
+    [image] = airgap.gpu_smoke_artifacts(plan(image="mirror:5000/nvidia/cuda@sha256:abc"))
+    assert (image["name"], image["version"]) == ("cuda", "sha256:abc")
+
+
+def test_a_job_that_did_not_finish_says_where_its_pod_waits():
+    smoke = plan()
+    name = smoke["jobs"][0]["name"]
+    pending = {"metadata": {"labels": {"job-name": name}}, "status": {"phase": "Pending", "conditions": [
+        {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+         "message": "0/4 nodes are available: 4 Insufficient nvidia.com/gpu."}]}}
+    [check, *_] = gpu_smoke.judge_smoke(smoke, [job(name, active=1)], [], pods=[pending])
+    assert check["status"] == "not_checked"
+    assert "(pod Pending (Unschedulable: 0/4 nodes are available: 4 Insufficient nvidia.com/gpu.))" in check["detail"]
+    deadline = job(name, conditions=[{"type": "FailureTarget", "status": "True", "reason": "DeadlineExceeded"}])
+    assert gpu_smoke.finished({"jobs": smoke["jobs"][:1]}, [deadline])
