@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import helm
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 GPU_OPERATOR_CHART_REPO = "https://helm.ngc.nvidia.com/nvidia"
@@ -228,33 +229,16 @@ def operator_pending(plan: dict, release: dict | None, nodes: list, policies: li
     if not plan.get("enabled"):
         return []
     chart = m.as_dict(plan.get("chart"))
-    name = f"helm release {plan.get('namespace')}/{plan.get('release')}"
     found: list[dict] = []
     other = foreign_policy(plan, m.as_list(policies)) if not release else ""
     if other:
         reason = (f"a GPU Operator is installed otherwise ({other}); the bundle installs no second one. Uninstall it "
                   "(helm uninstall <release> -n <namespace>; DeepOps names it nvidia-gpu-operator) and run again, or set "
                   "gpu.operator.enabled: false to keep it")
-        found.append(aipod_pending.item(name, None, None, f"{chart.get('name')} {chart.get('version')}", "refuse", reason))
-    elif not release:
-        found.append(aipod_pending.item(name, None, None, f"{chart.get('name')} {chart.get('version')}", "create"))
+        found.append(aipod_pending.item(helm.release_object(plan), None, None, f"{chart.get('name')} {chart.get('version')}",
+                                        "refuse", reason))
     else:
-        status = m.as_str(release.get("status")) or ""
-        installed = m.as_str(release.get("chart")) or ""
-        wanted = f"{chart.get('name')}-{chart.get('version')}"
-        if status.startswith("pending-"):
-            reason = (f"helm left the release {status}; a run was stopped while helm worked. "
-                      f"Run helm rollback {plan.get('release')} -n {plan.get('namespace')} (or uninstall it if it "
-                      "never deployed), then run the layer again")
-            found.append(aipod_pending.item(name, "status", status, "deployed", "refuse", reason))
-        else:
-            if installed != wanted:
-                found.append(aipod_pending.item(name, "chart", installed, wanted))
-            supplied = release.get("release_values", release.get("values"))
-            if m.as_dict(supplied) != plan.get("values"):
-                found.append(aipod_pending.item(name, "values", supplied, plan.get("values")))
-            if status != "deployed":
-                found.append(aipod_pending.item(name, "status", status, "deployed"))
+        found.extend(helm.release_pending(plan, release))
     labels = {m.as_str(m.as_dict(node.get("metadata")).get("name")): m.as_dict(m.as_dict(node.get("metadata")).get("labels"))
               for node in nodes if isinstance(node, dict)}
     for node in plan.get("nodes") or []:
