@@ -216,6 +216,11 @@ def test_pointing_the_variables_at_a_mirror_moves_every_source(tmp_path):
     gpu = yaml.safe_load(gpu_file.read_text())
     gpu["gpu"]["operator"].update(chart_repo=f"oci://{MIRROR}/charts", image_registry=f"{MIRROR}/nvcr")
     gpu_file.write_text(yaml.safe_dump(gpu))
+    monitoring_file = inventory / "group_vars" / "all" / "monitoring.yml"
+    monitoring = yaml.safe_load(monitoring_file.read_text())
+    monitoring["monitoring"]["stack"] = {"chart_repo": f"oci://{MIRROR}/charts"}
+    monitoring["monitoring"]["harvest"]["image"] = f"{MIRROR}/netapp/harvest:26.11.0"
+    monitoring_file.write_text(yaml.safe_dump(monitoring))
     # Role variables in the site's inventory, as a site sets them (the validator checks them against argument_specs).
     (inventory / "group_vars" / "all" / "mirror.yml").write_text(yaml.safe_dump({
         "deepops_cluster_kubespray_url": f"https://{MIRROR}/kubespray/v2.31.0.tar.gz",

@@ -1,7 +1,7 @@
 """Filters that list what an air-gapped site mirrors (playbooks/airgap_artifacts.yml).
 
 Docs: aipod_deepops_artifacts.yml, aipod_trident_artifacts.yml, aipod_gpu_artifacts.yml, aipod_gpu_smoke_artifacts.yml,
-aipod_toolchain_artifacts.yml,
+aipod_monitoring_artifacts.yml, aipod_toolchain_artifacts.yml,
 aipod_artifacts_table.yml and aipod_artifacts_markdown.yml beside this file. The logic lives in
 plugins/plugin_utils/aipod_report/airgap.py (pure functions, unit-tested without Ansible).
 """
@@ -35,6 +35,10 @@ def aipod_gpu_artifacts(plan: Any) -> list[dict[str, str]]:
 
 def aipod_gpu_smoke_artifacts(plan: Any) -> list[dict[str, str]]:
     return airgap.gpu_smoke_artifacts(_mapping(plan, "aipod_gpu_smoke_artifacts", "the GPU smoke test's plan (aipod_gpu_smoke_plan)"))
+
+
+def aipod_monitoring_artifacts(plan: Any) -> list[dict[str, str]]:
+    return airgap.monitoring_artifacts(_mapping(plan, "aipod_monitoring_artifacts", "the monitoring plan (aipod_monitoring_plan)"))
 
 
 def aipod_deepops_artifacts(plan: Any, settings: Any) -> list[dict[str, str]]:
@@ -76,6 +80,7 @@ class FilterModule:
             "aipod_trident_artifacts": aipod_trident_artifacts,
             "aipod_gpu_artifacts": aipod_gpu_artifacts,
             "aipod_gpu_smoke_artifacts": aipod_gpu_smoke_artifacts,
+            "aipod_monitoring_artifacts": aipod_monitoring_artifacts,
             "aipod_toolchain_artifacts": aipod_toolchain_artifacts,
             "aipod_artifacts_table": aipod_artifacts_table,
             "aipod_artifacts_markdown": aipod_artifacts_markdown,

@@ -155,6 +155,12 @@ def operator_values(model: dict) -> dict[str, Any]:
         "mig": {"strategy": m.as_str(mig.get("strategy")) or "single"},
         "migManager": {"enabled": True, "config": {"default": "all-disabled"}},
     }
+    watched = m.as_dict(model.get("monitoring"))
+    if exporter_on and watched.get("enabled") is True:
+        # The operator then declares the exporter's ServiceMonitor, which Prometheus picks up (the monitoring
+        # layer runs first: without the Prometheus Operator's CRDs the operator reports the exporter NotReady).
+        values["dcgmExporter"]["serviceMonitor"] = {"enabled": True, "honorLabels": True,
+                                                    "interval": m.as_str(watched.get("scrape_interval")) or "30s"}
     registry = m.as_str(operator.get("image_registry"))
     if registry:
         # An air-gapped site's mirror of nvcr.io: every image the operator runs on a DGX OS node comes from it.

@@ -51,7 +51,7 @@ def thresholds(model: dict) -> dict[str, Any]:
 _REGEX_SPECIAL = re.compile(r"([\\.^$|?*+()\[\]{}])")
 
 
-def _regex(values: list[str]) -> str:
+def match_any(values: list[str]) -> str:
     """A PromQL regex (RE2, anchored by PromQL) matching exactly these values."""
     return "|".join(_REGEX_SPECIAL.sub(r"\\\1", value) for value in values) or "^$"
 
@@ -66,7 +66,7 @@ def _rule(name: str, expr: str, summary: str, anchor: str, wait: str, severity: 
             "annotations": {"summary": summary, "runbook": RUNBOOK.format(anchor=anchor)}}
 
 
-def _selector(fixed: tuple[str, ...] = (), **regexes: str) -> str:
+def selector(fixed: tuple[str, ...] = (), **regexes: str) -> str:
     """A PromQL label selector: label=~"regex" for each keyword (model text, escaped), then the fixed
     matchers the rule itself writes (e.g. status!="up")."""
     return "{" + ", ".join([f'{key}=~"{_label_value(value)}"' for key, value in regexes.items()] + list(fixed)) + "}"
@@ -80,20 +80,20 @@ def storage_rules(model: dict, limits: dict) -> list[dict]:
     rules = []
     if volumes:
         rules.append(_rule("AipodVolumeFull",
-                           f"volume_size_used_percent{_selector(svm=_regex(svms), volume=_regex(sorted(set(volumes))))}"
+                           f"volume_size_used_percent{selector(svm=match_any(svms), volume=match_any(sorted(set(volumes))))}"
                            f" > {float(limits['volume_full_percent']):g}",
                            "{{ $labels.svm }}:{{ $labels.volume }} is {{ $value | humanize }}% full", "volume-full", wait))
     if lifs:
-        lif = {"svm": _regex(svms), "lif": _regex(lifs)}
-        rules.append(_rule("AipodDataLifDown", f'lif_labels{_selector((LIF_DOWN,), **lif)}',
+        lif = {"svm": match_any(svms), "lif": match_any(lifs)}
+        rules.append(_rule("AipodDataLifDown", f'lif_labels{selector((LIF_DOWN,), **lif)}',
                            "data LIF {{ $labels.svm }}:{{ $labels.lif }} is {{ $labels.status }}", "data-lif-down", "1m"))
-        rules.append(_rule("AipodDataLifNotHome", f'lif_labels{_selector((LIF_AWAY,), **lif)}',
+        rules.append(_rule("AipodDataLifNotHome", f'lif_labels{selector((LIF_AWAY,), **lif)}',
                            "data LIF {{ $labels.svm }}:{{ $labels.lif }} is on {{ $labels.node }}:{{ $labels.port }}, not home",
                            "data-lif-not-home", wait, "warning"))
     if svms:
         # Harvest reports NFS latency in microseconds.
         rules.append(_rule("AipodNfsLatencyHigh",
-                           f"svm_nfs_latency{_selector(svm=_regex(svms))} > {float(limits['nfs_latency_ms']) * 1000:g}",
+                           f"svm_nfs_latency{selector(svm=match_any(svms))} > {float(limits['nfs_latency_ms']) * 1000:g}",
                            "NFS latency of {{ $labels.svm }} is {{ $value | humanize }}us", "nfs-latency", wait, "warning"))
     for copy in dataset_copies_of(model):
         rules.append(_rule("AipodSnapMirrorLag",
@@ -128,20 +128,20 @@ def dgx_rules(model: dict, limits: dict) -> list[dict]:
     wait = str(limits["for"])
     rules = []
     if devices:
-        rules.append(_rule("AipodStorageLinkDown", f"node_network_up{_selector(device=_regex(sorted(devices)))} == 0",
+        rules.append(_rule("AipodStorageLinkDown", f"node_network_up{selector(device=match_any(sorted(devices)))} == 0",
                            "storage link {{ $labels.device }} of {{ $labels.instance }} is down", "storage-link", "1m"))
         for mtu, named in sorted(by_mtu.items()):
             rules.append(_rule("AipodStorageMtuWrong",
-                               f"node_network_mtu_bytes{_selector(device=_regex(sorted(named)))} != {mtu}",
+                               f"node_network_mtu_bytes{selector(device=match_any(sorted(named)))} != {mtu}",
                                f"storage link {{{{ $labels.device }}}} of {{{{ $labels.instance }}}} has MTU {{{{ $value }}}}, the model says {mtu}",
                                "storage-mtu", wait))
     if roce_devices:
-        selector = _selector(device=_regex(sorted(roce_devices)))
+        roce = selector(device=match_any(sorted(roce_devices)))
         rules.append(_rule("AipodRocePauseRising",
-                           f"rate(node_ethtool_rx_prio{ROCE_PRIORITY}_pause{selector}[5m]) > 0",
+                           f"rate(node_ethtool_rx_prio{ROCE_PRIORITY}_pause{roce}[5m]) > 0",
                            "PFC pause frames arrive on {{ $labels.device }} of {{ $labels.instance }}", "pfc-ecn", wait, "warning"))
         rules.append(_rule("AipodRoceEcnRising",
-                           f"rate(node_ethtool_np_ecn_marked_roce_packets{selector}[5m]) > 0",
+                           f"rate(node_ethtool_np_ecn_marked_roce_packets{roce}[5m]) > 0",
                            "ECN-marked RoCE packets arrive on {{ $labels.device }} of {{ $labels.instance }}", "pfc-ecn", wait, "warning"))
     if dgx:
         rules.append(_rule("AipodGpuXidError", "DCGM_FI_DEV_XID_ERRORS > 0",
@@ -158,7 +158,7 @@ def kubernetes_rules(model: dict, limits: dict) -> list[dict]:
     rules = []
     if hosts:
         rules.append(_rule("AipodNodeNotReady",
-                           f'kube_node_status_condition{_selector(NODE_READY, node=_regex(hosts))} == 0',
+                           f'kube_node_status_condition{selector(NODE_READY, node=match_any(hosts))} == 0',
                            "node {{ $labels.node }} is not Ready", "node-not-ready", str(limits["for"])))
     rules.append(_rule("AipodTridentBackendOffline", 'trident_backend_count{backend_state!="online"} > 0',
                        "{{ $value }} Trident backend(s) of type {{ $labels.backend_type }} are {{ $labels.backend_state }}",

@@ -209,6 +209,30 @@ def gpu_smoke_artifacts(smoke: Mapping[str, Any]) -> list[dict[str, str]]:
                      "the GPU smoke test's nvidia-smi pod (verification)")]
 
 
+def monitoring_artifacts(plan: Mapping[str, Any]) -> list[dict[str, str]]:
+    """kube-prometheus-stack's chart (when the bundle installs it) and NetApp Harvest's image."""
+    if not plan.get("enabled"):
+        return []
+    out = []
+    stack = plan.get("stack") or {}
+    chart = stack.get("chart") or {}
+    if stack.get("install"):
+        source, note = ((str(chart["file"]), "a copy beside the inventory: nothing to fetch") if chart.get("file") else
+                        (str(chart.get("repo") or ""), "helm pull --repo <repo> kube-prometheus-stack --version <version>; "
+                         "its images (Prometheus, Alertmanager, Grafana, the operator) are the chart version's"))
+        out.append(artifact("monitoring", "helm chart", str(chart.get("name") or ""), str(chart.get("version") or ""), source,
+                            "monitoring.stack.chart_repo or chart_file (site model)", note))
+    for manifest in plan.get("objects") or []:
+        if manifest.get("kind") != "Deployment":
+            continue
+        for container in manifest["spec"]["template"]["spec"]["containers"]:
+            image = str(container["image"])
+            name, tag = image.rsplit(":", 1) if ":" in image.rsplit("/", 1)[-1] else (image, "")
+            out.append(artifact("monitoring", "container image", name.rsplit("/", 1)[-1], tag, image,
+                                "monitoring.harvest.image (site model)", "NetApp Harvest's poller"))
+    return out
+
+
 def toolchain_artifacts(requirements_txt: str, constraints_txt: str, requirements_yml: Mapping[str, Any],
                         pip_index: str, galaxy_server: str, ee_definition: Mapping[str, Any] | None = None) -> list[dict[str, str]]:
     """The control node's toolchain: every wheel constraints.txt freezes (requirements.txt's closure), the collections,

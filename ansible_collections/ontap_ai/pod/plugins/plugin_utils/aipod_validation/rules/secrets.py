@@ -8,7 +8,7 @@ import stat
 from typing import Any
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets import model as datasets_model
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_monitoring import harvest
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_monitoring import deploy, harvest
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.findings import Finding
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import display_path
@@ -38,6 +38,8 @@ def secrets(ctx: Context) -> None:
         needed["vault_ontap_dataops_password"] = ("ontap", "svms")
     if harvest.account(ctx.model):
         needed[harvest.PASSWORD_VARIABLE] = ("monitoring", "enabled")
+        if deploy.stack_plan(ctx.model)["install"]:
+            needed[deploy.GRAFANA_PASSWORD_VARIABLE] = ("monitoring", "enabled")
     if ctx.switches:
         needed["vault_switch_admin_password"] = ("groups", "switches")
     for copy_peer in datasets_model.peers_in_use(ctx.model):
@@ -56,7 +58,8 @@ OUTSIDE_SWITCH = "allow_files_outside_inventory"
 # The files the model names: (path, what it is, whether a missing file is only a warning).
 SITE_FILES = ((("ontap", "ca_file"), "CA file", False),
               (("kubernetes", "existing", "kubeconfig"), "kubeconfig", True),
-              (("gpu", "operator", "chart_file"), "chart archive", True))
+              (("gpu", "operator", "chart_file"), "chart archive", True),
+              (("monitoring", "stack", "chart_file"), "chart archive", True))
 
 
 def files(ctx: Context) -> None:

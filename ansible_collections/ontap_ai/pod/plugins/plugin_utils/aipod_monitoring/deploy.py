@@ -1,0 +1,258 @@
+"""What the monitoring layer puts on the cluster, from the model's `monitoring` section.
+
+- kube-prometheus-stack through Helm (pinned): Prometheus with the model's retention, scrape interval
+  and volume on a Trident StorageClass, picking up every ServiceMonitor, PodMonitor and PrometheusRule
+  (not only its own release's), and Grafana with its admin password from a Secret the bundle writes
+  from the vault, loading every ConfigMap labelled grafana_dashboard as a dashboard;
+- NetApp Harvest, one poller per ONTAP cluster: its harvest.yml (REST, RestPerf and Ems collectors,
+  TLS verified against the model's CA), its credentials as a Secret, a Deployment, a Service and a
+  ServiceMonitor;
+- the pod's alert rules as a PrometheusRule (alerts.py);
+- the bundle's dashboards as ConfigMaps (dashboards.py).
+
+Secrets carry no value here: the plan names each and the vault variable that fills it.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import re
+from typing import Any
+
+import yaml
+
+from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import apply, helm
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_monitoring import alerts, dashboards, harvest
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
+
+NAMESPACE = "monitoring"
+STACK_RELEASE = "kube-prometheus-stack"
+STACK_CHART_REPO = "https://prometheus-community.github.io/helm-charts"
+STACK_CHART_VERSION = "87.5.1"  # DeepOps 26.07's pin (Prometheus v3.13.0, Grafana 13.1.0)
+GRAFANA_SECRET = "aipod-grafana-admin"
+GRAFANA_PASSWORD_VARIABLE = "vault_grafana_admin_password"
+HARVEST_IMAGE = "ghcr.io/netapp/harvest:26.11.0"
+HARVEST_PORT = 12990
+HARVEST_COLLECTORS = ["Rest", "RestPerf", "Ems"]
+DASHBOARD_LABEL = "grafana_dashboard"
+MANAGED_BY = {"app.kubernetes.io/managed-by": "aipod"}
+HARVEST_CERT_DIR = "/opt/harvest/cert"
+HARVEST_SECRETS_DIR = "/opt/harvest/secrets"
+# The Prometheus Operator's CRDs of the kinds the layer declares: read (and declared) only where they exist.
+CRD_OF_KIND = {"PrometheusRule": "prometheusrules.monitoring.coreos.com", "ServiceMonitor": "servicemonitors.monitoring.coreos.com"}
+MONITORING_CRDS = tuple(CRD_OF_KIND.values())
+
+
+def _yaml(data: Any) -> str:
+    """YAML text of plain data: Ansible hands the model's strings over as str subclasses, which PyYAML's safe dumper refuses."""
+    return yaml.safe_dump(json.loads(json.dumps(data)), sort_keys=False, default_flow_style=False)
+
+
+def _app(cluster: str) -> str:
+    """The poller's object names: harvest-<cluster>, as a DNS-1123 label."""
+    return ("harvest-" + re.sub(r"[^a-z0-9-]+", "-", cluster.lower())).strip("-")[:50].rstrip("-")
+
+
+def _metadata(name: str, namespace: str, **labels: str) -> dict[str, Any]:
+    return {"name": name, "namespace": namespace, "labels": {**MANAGED_BY, **labels}}
+
+
+def _quantity(size: Any) -> str | None:
+    """A model size (ONTAP's binary units) as a Kubernetes quantity in Gi."""
+    size_in_bytes = m.size_bytes(size)
+    return f"{max(1, size_in_bytes // 1024**3)}Gi" if size_in_bytes else None
+
+
+def stack_values(model: dict) -> dict[str, Any]:
+    """kube-prometheus-stack's values from the model."""
+    section = alerts.monitoring_section(model)
+    storage = m.as_dict(section.get("storage"))
+    spec: dict[str, Any] = {
+        "retention": m.as_str(section.get("retention")) or "15d",
+        "scrapeInterval": m.as_str(section.get("scrape_interval")) or "30s",
+        # Without these, the release picks up only objects labelled release=<its name> (gpu-operator#305):
+        # the DCGM exporter's ServiceMonitor, Harvest's and the pod's rules would be ignored.
+        "serviceMonitorSelectorNilUsesHelmValues": False,
+        "podMonitorSelectorNilUsesHelmValues": False,
+        "ruleSelectorNilUsesHelmValues": False,
+    }
+    storage_class, size = m.as_str(storage.get("class")), _quantity(storage.get("size"))
+    if storage_class:
+        spec["storageSpec"] = {"volumeClaimTemplate": {"spec": {
+            "storageClassName": storage_class, "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": size or "50Gi"}}}}}
+    return {
+        "prometheus": {"prometheusSpec": spec},
+        "grafana": {
+            "admin": {"existingSecret": GRAFANA_SECRET, "userKey": "admin-user", "passwordKey": "admin-password"},
+            "sidecar": {"dashboards": {"enabled": True, "label": DASHBOARD_LABEL, "labelValue": "1", "searchNamespace": "ALL"}},
+        },
+    }
+
+
+def stack_plan(model: dict) -> dict[str, Any]:
+    stack = m.as_dict(alerts.monitoring_section(model).get("stack"))
+    install = stack.get("install")
+    return {
+        "install": install if isinstance(install, bool) else True,
+        "release": STACK_RELEASE,
+        "chart": {"repo": m.as_str(stack.get("chart_repo")) or STACK_CHART_REPO, "name": STACK_RELEASE,
+                  "version": m.as_str(stack.get("chart_version")) or STACK_CHART_VERSION,
+                  "file": m.as_str(stack.get("chart_file"))},
+        "values": stack_values(model),
+    }
+
+
+def _harvest_endpoint(model: dict) -> tuple[str, str]:
+    """(poller name, addr) of the pod's ONTAP cluster; addr carries the port when it is not 443."""
+    ontap = m.as_dict(model.get("ontap"))
+    name = m.as_str(ontap.get("cluster_name")) or "ontap"
+    address = m.as_str(ontap.get("mgmt_address")) or ""
+    port = ontap.get("https_port")
+    return name, (f"{address}:{port}" if isinstance(port, int) and port != 443 else address)
+
+
+def harvest_config(model: dict) -> dict[str, Any]:
+    """harvest.yml: one poller for the pod's cluster, REST collectors, TLS verified, no secret in it."""
+    name, addr = _harvest_endpoint(model)
+    ontap = m.as_dict(model.get("ontap"))
+    poller: dict[str, Any] = {
+        "datacenter": m.as_str(m.as_dict(model.get("pod")).get("name")) or name,
+        "addr": addr,
+        "collectors": list(HARVEST_COLLECTORS),
+        "exporters": ["prometheus"],
+        "use_insecure_tls": False,
+        "credentials_file": f"{HARVEST_SECRETS_DIR}/credentials.yml",
+    }
+    if m.as_str(ontap.get("ca_file")):
+        poller["ca_cert"] = f"{HARVEST_CERT_DIR}/ca.pem"
+    return {"Exporters": {"prometheus": {"exporter": "Prometheus", "local_http_addr": "0.0.0.0"}},  # noqa: S104 - scraped from Prometheus's pod
+            "Pollers": {name: poller}}
+
+
+def harvest_objects(model: dict, namespace: str, ca_pem: str) -> list[dict[str, Any]]:
+    """The poller's ConfigMaps (harvest.yml, the CA), Deployment, Service and ServiceMonitor; its Secret is in secrets()."""
+    name = _harvest_endpoint(model)[0]
+    app = _app(name)
+    labels = {"app.kubernetes.io/name": "harvest", "app.kubernetes.io/instance": app}
+    image = m.as_str(m.as_dict(m.as_dict(alerts.monitoring_section(model).get("harvest"))).get("image")) or HARVEST_IMAGE
+    ontap = m.as_dict(model.get("ontap"))
+    volumes: list[dict[str, Any]] = [{"name": "config", "configMap": {"name": f"{app}-config"}},
+                                     {"name": "credentials", "secret": {"secretName": f"{app}-credentials"}}]
+    mounts: list[dict[str, Any]] = [{"name": "config", "mountPath": "/opt/harvest.yml", "subPath": "harvest.yml", "readOnly": True},
+                                    {"name": "credentials", "mountPath": HARVEST_SECRETS_DIR, "readOnly": True}]
+    config_data = {"harvest.yml": _yaml(harvest_config(model))}
+    if m.as_str(ontap.get("ca_file")):
+        volumes.append({"name": "ca", "configMap": {"name": f"{app}-ca"}})
+        mounts.append({"name": "ca", "mountPath": HARVEST_CERT_DIR, "readOnly": True})
+    deployment = {
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": _metadata(app, namespace, **labels),
+        "spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": {
+            "metadata": {"labels": labels},
+            "spec": {
+                "securityContext": {"runAsNonRoot": True, "runAsUser": 65534, "seccompProfile": {"type": "RuntimeDefault"}},
+                "containers": [{
+                    "name": "poller", "image": image,
+                    "args": ["--poller", name, "--promPort", str(HARVEST_PORT), "--config", "/opt/harvest.yml"],
+                    "ports": [{"name": "metrics", "containerPort": HARVEST_PORT}],
+                    "volumeMounts": mounts,
+                    "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": False,
+                                        "capabilities": {"drop": ["ALL"]}},
+                }],
+                "volumes": volumes,
+            }}}}
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": _metadata(app, namespace, **labels),
+               "spec": {"selector": labels, "ports": [{"name": "metrics", "port": HARVEST_PORT, "targetPort": "metrics"}]}}
+    monitor = {"apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor", "metadata": _metadata(app, namespace, **labels),
+               "spec": {"selector": {"matchLabels": labels}, "endpoints": [{"port": "metrics", "interval":
+                        m.as_str(alerts.monitoring_section(model).get("scrape_interval")) or "30s"}]}}
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _metadata(f"{app}-config", namespace, **labels), "data": config_data}
+    objects = [config, deployment, service, monitor]
+    if m.as_str(ontap.get("ca_file")):
+        objects.insert(1, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _metadata(f"{app}-ca", namespace, **labels),
+                           "data": {"ca.pem": ca_pem}})
+    return objects
+
+
+def secrets(model: dict, namespace: str, install_stack: bool) -> list[dict[str, str]]:
+    """The Secrets the layer writes, each with the vault variable that fills it: {name, namespace, kind, variable, username}."""
+    found = []
+    account = harvest.account(model)
+    if account:
+        name = _harvest_endpoint(model)[0]
+        found.append({"name": f"{_app(name)}-credentials", "namespace": namespace, "kind": "harvest",
+                      "variable": account["password_variable"], "username": account["username"], "poller": name})
+    if install_stack:
+        found.append({"name": GRAFANA_SECRET, "namespace": namespace, "kind": "grafana", "variable": GRAFANA_PASSWORD_VARIABLE,
+                      "username": "admin", "poller": ""})
+    return found
+
+
+def monitoring_plan(model: dict, ca_pem: str = "") -> dict[str, Any]:
+    """{enabled, namespace, stack, objects, secrets, ca_file}; ca_pem is the text of ontap.ca_file, which Harvest
+    verifies the cluster's certificate against."""
+    section = alerts.monitoring_section(model)
+    namespace = m.as_str(section.get("namespace")) or NAMESPACE
+    stack = stack_plan(model)
+    enabled = alerts.enabled(model)
+    rules = {"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
+             "metadata": _metadata("aipod-alerts", namespace), "spec": alerts.alert_rules(model) if enabled else {}}
+    objects = ([rules] + harvest_objects(model, namespace, ca_pem) + dashboards.config_maps(model, namespace, DASHBOARD_LABEL, MANAGED_BY)
+               if enabled else [])
+    kinds = [{"kind": kind, "api_version": version, "crd": CRD_OF_KIND.get(kind)}
+             for kind, version in dict.fromkeys((o["kind"], o["apiVersion"]) for o in objects + [
+                 {"kind": "Secret", "apiVersion": "v1"}] if enabled)]
+    return {"enabled": enabled, "namespace": namespace, "stack": stack, "objects": objects, "kinds": kinds,
+            "secrets": secrets(model, namespace, stack["install"]) if enabled else [],
+            "ca_file": m.as_str(m.as_dict(model.get("ontap")).get("ca_file"))}
+
+
+def secret_manifests(plan: dict, values: list) -> list[dict[str, Any]]:
+    """The plan's Secrets with the vault's values (in the plan's order): Harvest's credentials file, Grafana's admin."""
+    declared = m.as_list(plan.get("secrets"))
+    if len(declared) != len(m.as_list(values)):
+        raise ValueError(f"{len(declared)} Secrets but {len(m.as_list(values))} values")
+    manifests = []
+    for secret, value in zip(declared, m.as_list(values)):
+        if secret["kind"] == "harvest":
+            # Harvest's credentials_file has harvest.yml's shape; the password is YAML data, never YAML text.
+            data = {"credentials.yml": _yaml({"Pollers": {secret["poller"]: {"username": secret["username"], "password": str(value)}}})}
+        else:
+            data = {"admin-user": secret["username"], "admin-password": str(value)}
+        manifests.append({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+                          "metadata": _metadata(secret["name"], secret["namespace"]), "data": _encoded(data)})
+    return manifests
+
+
+def pending(plan: dict, existing: dict, secrets: list, release: dict | None, crds: list,
+            field_manager: str) -> list[dict[str, Any]]:
+    """The monitoring layer's pending items: the stack's release, each declared object an apply would
+    change (existing: the cluster's objects by kind), and each Secret; without the stack, the
+    Prometheus Operator's CRDs the objects need must be the site's."""
+    if not plan.get("enabled"):
+        return []
+    stack = m.as_dict(plan.get("stack"))
+    found: list[dict[str, Any]] = []
+    if stack.get("install"):
+        found.extend(helm.release_pending({**stack, "namespace": plan.get("namespace")}, release))
+    else:
+        missing = [crd for crd in MONITORING_CRDS if crd not in m.as_list(crds)]
+        if missing:
+            found.append(aipod_pending.item(f"CustomResourceDefinition/{missing[0]}", None, None, None, "refuse",
+                                            f"the Prometheus Operator's CRDs ({', '.join(missing)}) are not on the cluster, and "
+                                            "monitoring.stack.install is false: install the site's Prometheus Operator stack "
+                                            "first, or let the bundle install kube-prometheus-stack (monitoring.stack.install: true)"))
+    declared = list(m.as_list(plan.get("objects"))) + list(m.as_list(secrets))
+    kinds = sorted({str(o.get("kind")) for o in declared if isinstance(o, dict)})
+    to_apply: dict[str, dict[str, str]] = {}
+    for kind in kinds:
+        mine = [o for o in declared if isinstance(o, dict) and o.get("kind") == kind]
+        to_apply.update(apply.apply_pending(m.as_list(m.as_dict(existing).get(kind)), mine, field_manager))
+    found.extend(apply.pending_items(to_apply))
+    return found
+
+
+def _encoded(data: dict[str, str]) -> dict[str, str]:
+    """A Secret's data as the API server keeps it (base64), so that a Secret that holds it is no difference."""
+    return {key: base64.b64encode(str(value).encode("utf-8")).decode("ascii") for key, value in data.items()}

@@ -1,0 +1,103 @@
+"""The monitoring layer against the lab's Kubernetes: the pod's alert rules, NetApp Harvest's poller
+for the lab cluster and the pod's dashboard, declared on a cluster with its own Prometheus Operator
+stack (the lab loads the operator's CRDs from its Go module; inventories/lab says
+monitoring.stack.install: false). The API server checks every object against the operator's real
+CRD schemas; Prometheus's promtool reads the rules back from the cluster; a second run changes
+nothing; a hand edit is previewed, then put back; missing CRDs stop the layer before any change.
+
+kube-prometheus-stack itself is not installed here: its chart repository cannot be reached."""
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+
+import pytest
+import yaml
+from kubernetes_helpers import KUBECONFIG, LAB_KUBERNETES, REPO, lab, lab_site_copy, recap, run_playbook
+from project_paths import LAB_VAULT_PASSWORD, make_decryptor
+
+pytestmark = [pytest.mark.lab, pytest.mark.slow]
+KUBECTL = [str(LAB_KUBERNETES / "bin" / "kubectl"), "--kubeconfig", str(KUBECONFIG)]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """A fresh lab API server (started fresh again afterwards when it was running) and a copy of inventories/lab."""
+    was_running = lab("status", "kubernetes").returncode == 0
+    assert lab("start", "ontap").returncode == 0  # validation reads the ONTAP endpoint's CA
+    assert lab("stop", "kubernetes").returncode == 0
+    started = lab("start", "kubernetes")
+    assert started.returncode == 0, started.stdout + started.stderr
+    root = tmp_path_factory.mktemp("site")
+    yield {"inventory": lab_site_copy(root), "tmp": root}
+    assert lab("stop", "kubernetes").returncode == 0
+    if was_running:
+        assert lab("start", "kubernetes").returncode == 0
+
+
+def kubernetes_layer(site, *extra, check=True):
+    return run_playbook(site["tmp"], "-i", str(site["inventory"] / "hosts.yml"), "playbooks/kubernetes.yml", *extra, check=check)
+
+
+def kubectl_json(*args: str) -> dict:
+    done = subprocess.run([*KUBECTL, *args, "-o", "json"], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def vault_secret(name: str) -> str:
+    vault = REPO / "inventories" / "lab" / "group_vars" / "all" / "vault.yml"
+    return yaml.safe_load(make_decryptor(LAB_VAULT_PASSWORD)(vault.read_text(), str(vault)))[name]
+
+
+def test_the_layer_declares_rules_harvest_and_the_dashboard_and_a_second_run_changes_nothing(site, tmp_path):
+    first = kubernetes_layer(site)
+    assert recap(first.stdout)["changed"] > 0
+    # The rules as Prometheus would read them from the cluster's PrometheusRule.
+    rule = kubectl_json("-n", "monitoring", "get", "prometheusrule", "aipod-alerts")
+    rules = tmp_path / "rules.yml"
+    rules.write_text(yaml.safe_dump(rule["spec"]))
+    promtool = subprocess.run([str(REPO / "lab" / "monitoring" / "promtool")], capture_output=True, text=True, timeout=600)
+    assert promtool.returncode == 0, promtool.stderr
+    checked = subprocess.run([promtool.stdout.strip().splitlines()[-1], "check", "rules", str(rules)], capture_output=True, text=True)
+    assert checked.returncode == 0 and "SUCCESS" in checked.stdout, checked.stdout + checked.stderr
+    # Harvest: the lab cluster over REST on its own port, TLS verified against the lab's CA, the password only in a Secret.
+    config = kubectl_json("-n", "monitoring", "get", "configmap", "harvest-lab-ontap-config")
+    poller = yaml.safe_load(config["data"]["harvest.yml"])["Pollers"]["lab-ontap"]
+    assert (poller["addr"], poller["use_insecure_tls"], poller["ca_cert"]) == ("127.0.10.1:8443", False, "/opt/harvest/cert/ca.pem")
+    ca = kubectl_json("-n", "monitoring", "get", "configmap", "harvest-lab-ontap-ca")["data"]["ca.pem"]
+    assert ca == (REPO / ".lab" / "ontap" / "pki" / "ca.pem").read_text()
+    secret = kubectl_json("-n", "monitoring", "get", "secret", "harvest-lab-ontap-credentials")
+    credentials = yaml.safe_load(base64.b64decode(secret["data"]["credentials.yml"]))
+    assert credentials["Pollers"]["lab-ontap"] == {"username": "harvest", "password": vault_secret("vault_ontap_harvest_password")}
+    assert vault_secret("vault_ontap_harvest_password") not in first.stdout
+    pods = kubectl_json("-n", "monitoring", "get", "pods", "-l", "app.kubernetes.io/name=harvest")["items"]
+    assert [p["status"]["phase"] for p in pods] == ["Running"], pods
+    monitor = kubectl_json("-n", "monitoring", "get", "servicemonitor", "harvest-lab-ontap")
+    assert monitor["spec"]["endpoints"] == [{"port": "metrics", "interval": "30s"}]
+    board = json.loads(kubectl_json("-n", "monitoring", "get", "configmap", "aipod-overview-dashboard")["data"]["aipod-overview.json"])
+    assert board["uid"] == "aipod-overview" and len(board["panels"]) == 6
+
+    second = kubernetes_layer(site)
+    assert recap(second.stdout)["changed"] == 0, second.stdout[-3000:]
+
+
+def test_a_hand_edit_is_previewed_then_put_back(site):
+    subprocess.run([*KUBECTL, "-n", "monitoring", "patch", "configmap", "harvest-lab-ontap-config", "--type=merge",
+                    "-p", json.dumps({"data": {"harvest.yml": "Pollers: {}\n"}})], check=True, capture_output=True)
+    preview = kubernetes_layer(site, "--check", "--diff")
+    assert "ConfigMap/harvest-lab-ontap-config: data.harvest.yml differs" in preview.stdout, preview.stdout[-3000:]
+    assert kubectl_json("-n", "monitoring", "get", "configmap", "harvest-lab-ontap-config")["data"]["harvest.yml"] == "Pollers: {}\n"
+    kubernetes_layer(site)
+    config = kubectl_json("-n", "monitoring", "get", "configmap", "harvest-lab-ontap-config")
+    assert "lab-ontap" in yaml.safe_load(config["data"]["harvest.yml"])["Pollers"]
+
+
+def test_without_the_prometheus_operators_crds_the_layer_stops_before_any_change(site):
+    subprocess.run([*KUBECTL, "delete", "crd", "servicemonitors.monitoring.coreos.com"], check=True, capture_output=True)
+    before = kubectl_json("-n", "monitoring", "get", "configmap,secret,deployment")
+    result = kubernetes_layer(site, check=False)
+    assert result.returncode != 0
+    assert "monitoring.stack.install is false" in " ".join(result.stdout.split()), result.stdout[-3000:]
+    after = kubectl_json("-n", "monitoring", "get", "configmap,secret,deployment")
+    assert [i["metadata"]["resourceVersion"] for i in after["items"]] == [i["metadata"]["resourceVersion"] for i in before["items"]]
