@@ -84,6 +84,12 @@ def test_a_pod_without_roce_or_copies_gets_no_rules_for_them():
     (lambda mon: mon["harvest"]["account"].update(username="trident"), "monitoring.harvest.account.username",
      "is the name of Trident's account"),
     (lambda mon: mon.update(scrape_interval="1s"), "monitoring.scrape_interval", "a scrape every 1s"),
+    (lambda mon: mon["harvest"]["account"].update(username="admin"), "monitoring.harvest.account.username",
+     "is the account the storage layer runs as"),
+    (lambda mon: mon["harvest"]["account"].update(username="diag"), "monitoring.harvest.account.username",
+     "is ONTAP's built-in account"),
+    (lambda mon: mon["harvest"]["account"].update(role="readonly"), "monitoring.harvest.account.role",
+     "is ONTAP's built-in role"),
 ])
 def test_bad_monitoring_input_is_refused_at_its_line(change, key, words):
     errors = findings(edited(lambda model: change(model["monitoring"])))

@@ -39,13 +39,24 @@ def scrape_interval(ctx: Context) -> None:
 
 
 def harvest_account(ctx: Context) -> None:
-    """Harvest's read-only account is its own: not the name of another tool's account."""
+    """Harvest's read-only account is its own: not ONTAP's built-in account or role, not the account
+    the bundle runs as, and not the name of another tool's account (the run would reconfigure it)."""
     account = m.as_dict(m.as_dict(alerts.monitoring_section(ctx.model).get("harvest")).get("account"))
     name = m.as_str(account.get("username")) or HARVEST_ACCOUNT
+    path = ("monitoring", "harvest", "account")
+    admin = m.as_str(m.as_dict(ctx.model.get("ontap")).get("admin_user")) or "admin"
+    for key, value, built_in, what in (("username", name, m.ONTAP_BUILT_IN_USERS | {admin.lower()}, "account"),
+                                       ("role", m.as_str(account.get("role")) or "", m.ONTAP_BUILT_IN_ROLES, "role")):
+        if value and value.lower() in built_in:
+            mine = "the account the storage layer runs as (ontap.admin_user)" if value.lower() == admin.lower() \
+                else f"ONTAP's built-in {what}"
+            ctx.error("monitoring", path + (key,) if account.get(key) else ("monitoring",),
+                      f"Harvest's {what} {value!r} is {mine}; the run would make it Harvest's read-only {what}",
+                      f"name an {what} of the pod's own, e.g. {key}: {'harvest' if key == 'username' else 'harvest-rest-role'}")
     for index, svm in enumerate(m.svms(ctx.model)):
         for key, tool in (("trident_account", "Trident"), ("dataops_account", "the DataOps Toolkit")):
             if m.as_str(m.as_dict(svm.get(key)).get("username")) == name:
-                ctx.error("monitoring", ("monitoring", "harvest", "account", "username") if account else ("monitoring",),
+                ctx.error("monitoring", path + ("username",) if account else ("monitoring",),
                           f"Harvest's account {name} is the name of {tool}'s account on SVM {svm.get('name')}",
                           "give Harvest a name of its own (monitoring.harvest.account.username): its role is read-only "
                           f"across the cluster, and one account cannot hold both roles (ontap.svms[{index}].{key})")

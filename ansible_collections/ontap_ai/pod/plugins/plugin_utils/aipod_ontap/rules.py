@@ -99,11 +99,8 @@ def ontap_ports_and_groups(ctx: Context) -> None:
                               f"name it {base}-{network_vlan}" if network_vlan else "give the network a vlan")
 
 
-# ONTAP's own accounts and roles (cluster and SVM scope): the bundle creates and changes its tools'
-# accounts and roles, so they must never be one of these.
-ONTAP_BUILT_IN_USERS = frozenset({"admin", "diag", "autosupport", "vsadmin"})
-ONTAP_BUILT_IN_ROLES = frozenset({"admin", "autosupport", "backup", "readonly", "none", "vsadmin", "vsadmin-volume",
-                                  "vsadmin-protocol", "vsadmin-backup", "vsadmin-snaplock", "vsadmin-readonly"})
+ONTAP_BUILT_IN_USERS = m.ONTAP_BUILT_IN_USERS
+ONTAP_BUILT_IN_ROLES = m.ONTAP_BUILT_IN_ROLES
 # The SVM keys of the tools' accounts: the tool each is for, and a name of the pod's own to suggest.
 TOOL_ACCOUNT_KEYS = {"trident_account": ("Trident", "trident"), "dataops_account": ("the DataOps Toolkit", "dataops")}
 

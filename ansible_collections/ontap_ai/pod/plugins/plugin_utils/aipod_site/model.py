@@ -382,6 +382,13 @@ def mount_volume(model: dict, mount: dict, svm_by_name: dict[str, dict], dataset
             "export_policy": flexgroup.get("export_policy"), "dataset": None}
 
 
+# ONTAP's own accounts and roles (cluster and SVM scope): the bundle creates and changes its tools'
+# accounts and roles, so they must never be one of these.
+ONTAP_BUILT_IN_USERS = frozenset({"admin", "diag", "autosupport", "vsadmin"})
+ONTAP_BUILT_IN_ROLES = frozenset({"admin", "autosupport", "backup", "readonly", "none", "vsadmin", "vsadmin-volume",
+                                  "vsadmin-protocol", "vsadmin-backup", "vsadmin-snaplock", "vsadmin-readonly"})
+
+
 def ontap_disaggregated(model: dict) -> bool:
     """AFX (disaggregated ONTAP): no aggregates; ONTAP places volumes in its storage availability zone."""
     return "AFX" in (as_str(as_dict(model.get("ontap")).get("platform")) or "").upper()
