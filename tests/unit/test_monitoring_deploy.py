@@ -149,3 +149,14 @@ def test_an_air_gapped_site_mirrors_the_chart_and_harvests_image():
 
     listed = [(a["kind"], a["name"], a["version"]) for a in airgap.monitoring_artifacts(plan())]
     assert listed == [("helm chart", "kube-prometheus-stack", "87.5.1"), ("container image", "harvest", "26.11.0")]
+
+
+def test_a_new_configuration_or_ca_rolls_the_poller():
+    def checksum(model: dict, ca: str) -> str:
+        deployment = by_key(deploy.monitoring_plan(model, ca)["objects"])["Deployment/harvest-aipod-a800"]
+        return deployment["spec"]["template"]["metadata"]["annotations"]["ontap-ai.pod/config-checksum"]
+
+    moved = copy.deepcopy(SITE.model)
+    moved["ontap"]["mgmt_address"] = "10.61.218.30"
+    assert len({checksum(SITE.model, CA), checksum(moved, CA), checksum(SITE.model, CA + "\n")}) == 3
+    assert checksum(SITE.model, CA) == checksum(copy.deepcopy(SITE.model), CA)

@@ -15,6 +15,7 @@ Secrets carry no value here: the plan names each and the vault variable that fil
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import re
 from typing import Any
@@ -39,6 +40,7 @@ DASHBOARD_LABEL = "grafana_dashboard"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "aipod"}
 HARVEST_CERT_DIR = "/opt/harvest/cert"
 HARVEST_SECRETS_DIR = "/opt/harvest/secrets"
+CONFIG_CHECKSUM = "ontap-ai.pod/config-checksum"
 # The Prometheus Operator's CRDs of the kinds the layer declares: read (and declared) only where they exist.
 CRD_OF_KIND = {"PrometheusRule": "prometheusrules.monitoring.coreos.com", "ServiceMonitor": "servicemonitors.monitoring.coreos.com"}
 MONITORING_CRDS = tuple(CRD_OF_KIND.values())
@@ -146,10 +148,13 @@ def harvest_objects(model: dict, namespace: str, ca_pem: str) -> list[dict[str, 
     if m.as_str(ontap.get("ca_file")):
         volumes.append({"name": "ca", "configMap": {"name": f"{app}-ca"}})
         mounts.append({"name": "ca", "mountPath": HARVEST_CERT_DIR, "readOnly": True})
+    # Harvest reads harvest.yml and its CA at start (and a subPath mount never updates): a change of
+    # either rolls the poller, through this annotation of its pod template.
+    checksum = hashlib.sha256((config_data["harvest.yml"] + "\0" + ca_pem).encode("utf-8")).hexdigest()
     deployment = {
         "apiVersion": "apps/v1", "kind": "Deployment", "metadata": _metadata(app, namespace, **labels),
         "spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": {
-            "metadata": {"labels": labels},
+            "metadata": {"labels": labels, "annotations": {CONFIG_CHECKSUM: checksum}},
             "spec": {
                 "securityContext": {"runAsNonRoot": True, "runAsUser": 65534, "seccompProfile": {"type": "RuntimeDefault"}},
                 "containers": [{
