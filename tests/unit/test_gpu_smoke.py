@@ -15,8 +15,10 @@ DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 
 
 def plan(**smoke) -> dict:
+    """The sample's smoke test with the single MIG strategy (each DGX offers nvidia.com/gpu)."""
     model = copy.deepcopy(SITE.model)
     model.setdefault("gpu", {})["smoke_test"] = {"enabled": True, **smoke}
+    model["gpu"].setdefault("mig", {})["strategy"] = "single"
     return gpu_smoke.smoke_plan(model)
 
 
@@ -137,3 +139,27 @@ def test_a_job_that_did_not_finish_says_where_its_pod_waits():
     assert "(pod Pending (Unschedulable: 0/4 nodes are available: 4 Insufficient nvidia.com/gpu.))" in check["detail"]
     deadline = job(name, conditions=[{"type": "FailureTarget", "status": "True", "reason": "DeadlineExceeded"}])
     assert gpu_smoke.finished({"jobs": smoke["jobs"][:1]}, [deadline])
+
+
+def test_a_call_the_cluster_refused_fails_every_check_of_the_test():
+    checks = gpu_smoke.judge_smoke(plan(), [], [], failed="Start a smoke Job on each DGX worker: Forbidden")
+    assert {c["status"] for c in checks} == {"fail"} and len(checks) == 4
+    assert checks[0]["detail"] == "the smoke test could not run: Start a smoke Job on each DGX worker: Forbidden"
+
+
+def test_a_dgx_cut_into_mig_slices_with_the_mixed_strategy_is_named_not_waited_for():
+    model = copy.deepcopy(SITE.model)
+    model["gpu"] = {"mig": {"strategy": "mixed", "layouts": {"dgx04": "all-1g.10gb"}}, "smoke_test": {"enabled": True}}
+    smoke = gpu_smoke.smoke_plan(model)
+    assert [j["host"] for j in smoke["jobs"]] == ["dgx01", "dgx02", "dgx03"]
+    checks = {c["name"]: c for c in gpu_smoke.judge_smoke(smoke, [], [], not_run="check mode creates nothing")}
+    assert checks["gpu_smoke:dgx04"]["status"] == "not_checked" and "MIG slices (all-1g.10gb" in checks["gpu_smoke:dgx04"]["detail"]
+
+
+def test_an_image_that_cannot_be_pulled_fails_instead_of_waiting():
+    smoke = plan()
+    name = smoke["jobs"][0]["name"]
+    stuck = {"metadata": {"labels": {"job-name": name}}, "status": {"phase": "Pending", "containerStatuses": [
+        {"state": {"waiting": {"reason": "ImagePullBackOff", "message": "Back-off pulling image"}}}]}}
+    [check, *_] = gpu_smoke.judge_smoke(smoke, [failed(name, "DeadlineExceeded")], [], pods=[stuck])
+    assert check["status"] == "fail" and "cannot start" in check["detail"] and "ImagePullBackOff" in check["detail"]

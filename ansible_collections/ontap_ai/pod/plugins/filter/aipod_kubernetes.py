@@ -165,11 +165,12 @@ def aipod_gpu_smoke_finished(plan: Any, jobs: Any) -> bool:
     return gpu_smoke.finished(_require_smoke_plan(plan, "aipod_gpu_smoke_finished"), list(jobs or []))
 
 
-def aipod_judge_gpu_smoke(plan: Any, jobs: Any = None, logs: Any = None, not_run: str = "", pods: Any = None) -> list[dict]:
+def aipod_judge_gpu_smoke(plan: Any, jobs: Any = None, logs: Any = None, not_run: str = "", pods: Any = None,
+                          failed: str = "") -> list[dict]:
     if logs is not None and not isinstance(logs, list):
         raise AnsibleFilterError("aipod_judge_gpu_smoke: logs are k8s_log's loop results (register: ...; .results)")
     return gpu_smoke.judge_smoke(_require_smoke_plan(plan, "aipod_judge_gpu_smoke"), list(jobs or []), list(logs or []),
-                                 str(not_run or ""), list(pods or []))
+                                 str(not_run or ""), list(pods or []), str(failed or ""))
 
 
 def aipod_judge_backends(configs: Any, plan: Mapping, backends: Any, controller_running: bool) -> list[dict]:

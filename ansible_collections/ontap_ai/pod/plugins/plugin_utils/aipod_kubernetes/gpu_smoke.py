@@ -83,11 +83,16 @@ def smoke_plan(model: dict) -> dict[str, Any]:
     timeout = section.get("timeout")
     timeout = timeout if isinstance(timeout, int) and not isinstance(timeout, bool) and timeout > 0 else SMOKE_TIMEOUT
     image = smoke_image(model)
+    # With the mixed strategy, a DGX cut into MIG slices offers nvidia.com/mig-<profile>, no whole nvidia.com/gpu.
+    mixed = m.as_str(m.as_dict(gpu.gpu_section(model).get("mig")).get("strategy")) == "mixed"
+    sliced = {node["host"] for node in operator["nodes"] if mixed and node.get("mig_layout") not in (None, "all-disabled")}
     jobs = [{"host": node["host"], "name": job_name(node["host"]),
              "manifest": job_manifest(job_name(node["host"]), node["host"], namespace, image, timeout)}
-            for node in operator["nodes"]]
+            for node in operator["nodes"] if node["host"] not in sliced]
+    skipped = [{"host": node["host"], "reason": f"its GPUs are MIG slices ({node['mig_layout']}, mixed strategy): no whole "
+                "nvidia.com/gpu to hold"} for node in operator["nodes"] if node["host"] in sliced]
     return {"enabled": section.get("enabled") is True and bool(jobs), "namespace": namespace, "image": image,
-            "timeout": timeout, "jobs": jobs, "selector": SELECTOR}
+            "timeout": timeout, "jobs": jobs, "skipped": skipped, "selector": SELECTOR}
 
 
 def _job_state(job: dict) -> str:
@@ -103,10 +108,23 @@ def _job_state(job: dict) -> str:
     return "running"
 
 
+# A pod that waits for one of these will never run: the image or its configuration is wrong, not the GPU busy.
+BROKEN_WAITS = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CreateContainerConfigError", "CreateContainerError")
+
+
+def _pods_of(pods: list, job: str) -> list[dict]:
+    return [p for p in m.as_list(pods) if isinstance(p, dict)
+            and m.as_dict(m.as_dict(p.get("metadata")).get("labels")).get("job-name") == job]
+
+
+def _pod_broken(pods: list, job: str) -> bool:
+    return any(m.as_dict(m.as_dict(m.as_dict(c).get("state")).get("waiting")).get("reason") in BROKEN_WAITS
+               for pod in _pods_of(pods, job) for c in m.as_list(m.as_dict(pod.get("status")).get("containerStatuses")))
+
+
 def _pod_state(pods: list, job: str) -> str:
     """Where a Job's pod stands, as kubectl describe would say it: its phase and why it waits."""
-    mine = [p for p in m.as_list(pods) if isinstance(p, dict)
-            and m.as_dict(m.as_dict(p.get("metadata")).get("labels")).get("job-name") == job]
+    mine = _pods_of(pods, job)
     if not mine:
         return "no pod"
     pod = mine[-1]
@@ -140,14 +158,17 @@ def logs_by_job(results: list) -> dict[str, dict[str, str]]:
     return logs
 
 
-def judge_smoke(plan: dict, jobs: list, log_results: list, not_run: str = "", pods: list | None = None) -> list[dict[str, str]]:
+def judge_smoke(plan: dict, jobs: list, log_results: list, not_run: str = "", pods: list | None = None,
+                failed: str = "") -> list[dict[str, str]]:
     """One check per DGX worker: gpu_smoke:<host>. log_results are k8s_log's loop results; pods (the
     Jobs' pods) say where an unfinished Job stands; not_run says why no Job was made (every check is
-    then not_checked)."""
+    then not_checked); failed, which call of the test the cluster refused (every check then fails)."""
+    skipped = [{"name": f"gpu_smoke:{entry['host']}", "status": "not_checked", "detail": f"not run on {entry['host']}: {entry['reason']}"}
+               for entry in plan.get("skipped") or []]
+    if not_run or failed:
+        status, detail = ("not_checked", f"not run: {not_run}") if not_run else ("fail", f"the smoke test could not run: {failed}")
+        return [{"name": f"gpu_smoke:{job['host']}", "status": status, "detail": detail} for job in plan.get("jobs") or []] + skipped
     logs = logs_by_job(log_results)
-    if not_run:
-        return [{"name": f"gpu_smoke:{job['host']}", "status": "not_checked", "detail": f"not run: {not_run}"}
-                for job in plan.get("jobs") or []]
     by_name = {m.as_str(m.as_dict(j.get("metadata")).get("name")): j for j in m.as_list(jobs) if isinstance(j, dict)}
     checks = []
     for job in plan.get("jobs") or []:
@@ -165,6 +186,8 @@ def judge_smoke(plan: dict, jobs: list, log_results: list, not_run: str = "", po
         elif state == "succeeded":
             why = m.as_str(read.get("error")) or f"it lists no GPU ({tail or 'empty'})"
             status, detail = "not_checked", f"Job {name} completed but nvidia-smi's output is unknown: its log could not be read: {why}"
+        elif state != "succeeded" and _pod_broken(pods or [], name):
+            status, detail = "fail", f"the smoke pod on {host} cannot start: {_pod_state(pods or [], name)}"
         elif state == "failed:DeadlineExceeded":
             status, detail = "not_checked", (f"Job {name} did not finish within {plan.get('timeout')} s, so nothing was "
                                              f"judged ({_pod_state(pods or [], name)}): no GPU of {host} free, the node "
@@ -175,4 +198,4 @@ def judge_smoke(plan: dict, jobs: list, log_results: list, not_run: str = "", po
             status, detail = "not_checked", (f"Job {name} had not finished within {plan.get('timeout')} s "
                                              f"({_pod_state(pods or [], name)})")
         checks.append({"name": f"gpu_smoke:{host}", "status": status, "detail": detail})
-    return checks
+    return checks + skipped
