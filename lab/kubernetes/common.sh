@@ -48,8 +48,6 @@ api_ready() {
     "https://127.0.0.1:$API_PORT/readyz" >/dev/null 2>&1
 }
 
-# NVIDIA's GPU Operator, the one commit of its repository the Go module proxy serves: the chart
-# (gpu-operator-chart) and the controller (gpu-operator) both come from it.
 # The Prometheus Operator's module: its CRDs stand for a cluster's own monitoring stack
 # (inventories/lab: monitoring.stack.install false). v0.85.0 is the newest the proxy lists.
 PROMETHEUS_OPERATOR_MODULE=github.com/prometheus-operator/prometheus-operator
@@ -59,6 +57,8 @@ prometheus_operator_source() {
   GOFLAGS=-mod=mod GOTOOLCHAIN=local go mod download -json "$PROMETHEUS_OPERATOR_MODULE@$PROMETHEUS_OPERATOR_VERSION" \
     | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p'
 }
+# NVIDIA's GPU Operator, the one commit of its repository the Go module proxy serves: the chart
+# (gpu-operator-chart) and the controller (gpu-operator) both come from it.
 GPU_OPERATOR_MODULE=github.com/NVIDIA/gpu-operator
 GPU_OPERATOR_VERSION=v0.0.0-20250917190837-d73a0086a6ba
 # The module's source directory (downloaded once and checked against the Go checksum database).

@@ -227,7 +227,10 @@ def monitoring_artifacts(plan: Mapping[str, Any]) -> list[dict[str, str]]:
             continue
         for container in manifest["spec"]["template"]["spec"]["containers"]:
             image = str(container["image"])
-            name, tag = image.rsplit(":", 1) if ":" in image.rsplit("/", 1)[-1] else (image, "")
+            if "@" in image:
+                name, tag = image.split("@", 1)
+            else:
+                name, tag = image.rsplit(":", 1) if ":" in image.rsplit("/", 1)[-1] else (image, "")
             out.append(artifact("monitoring", "container image", name.rsplit("/", 1)[-1], tag, image,
                                 "monitoring.harvest.image (site model)", "NetApp Harvest's poller"))
     return out
