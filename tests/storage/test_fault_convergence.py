@@ -64,8 +64,9 @@ def test_a_run_with_ten_percent_503s_converges_without_duplicates(private_lab, t
     assert sorted(volumes) == sorted(set(volumes)) and len(volumes) == expected["flexgroups"] + expected["dataset_volumes"]
     constituents = records(client, "/api/storage/volumes?is_constituent=true")
     assert len(constituents) == sum(fg["constituents"] for fg in ontap_plan.m.flexgroups(model) + ontap_plan.datasets.volumes(model))
-    assert sorted(r["name"] for r in records(client, "/api/security/roles?builtin=false")) == ["dataops_toolkit", "trident"]
-    assert sorted(a["name"] for a in records(client, "/api/security/accounts")) == ["admin", "dataops", "trident"]
+    assert sorted(r["name"] for r in records(client, "/api/security/roles?builtin=false")) == [
+        "dataops_toolkit", "harvest-rest-role", "trident"]
+    assert sorted(a["name"] for a in records(client, "/api/security/accounts")) == ["admin", "dataops", "harvest", "trident"]
 
 
 def edit(path, old: str, new: str) -> None:
