@@ -29,7 +29,8 @@ READS = {
     "flexgroups": [("storage/volumes", "name,svm,style,is_svm_root,space.size,space.snapshot.reserve_percent,aggregates,"
                                        "constituent_count,nas,snapshot_policy,guarantee,efficiency.compression,qos.policy.name,"
                                        "granular_data,granular_data_mode,comment,autosize", {}),
-                   ("storage/qos/policies", "name,svm,fixed", {})],
+                   ("storage/qos/policies", "name,svm,fixed", {}),
+                   ("storage/aggregates", "name,space.block_storage.size,space.block_storage.available", {})],
     "accounts": [("security/roles", "*", {}), ("security/accounts", "*", {})],
 }
 OPTIONS = {"accounts": {"privileges": {"trident": [{"path": "/api/storage/volumes", "access": "all"},
@@ -221,6 +222,46 @@ def test_no_harvest_account_when_the_model_does_not_watch_the_pod(converged):
     model = copy.deepcopy(LAB_MODEL)
     model["monitoring"]["enabled"] = False
     assert [login["tool"] for login in plan(converged, "accounts", model)["logins"]] == ["trident", "dataops"]
+
+
+def test_a_data_set_its_aggregates_cannot_hold_is_refused_with_its_key_before_any_change():
+    model = copy.deepcopy(LAB_MODEL)
+    model["datasets"][0]["size"] = "200TB"  # the lab's two aggregates hold 2 x 66.7 TiB
+    result = plan(Client(fresh_api()), "flexgroups", model)
+    [refusal] = [e for e in result["errors"] if "imagenet" in e]
+    assert "more than its aggregates (lab_ontap_01_ssd_1, lab_ontap_02_ssd_1) hold in all (133.31 TiB)" in refusal
+    assert "lower datasets[0].size," in refusal
+
+
+def test_a_thick_volume_needs_its_share_free_on_each_aggregate_and_a_thin_one_does_not():
+    model = copy.deepcopy(LAB_MODEL)
+    data = next(fg for fg in model["ontap"]["svms"][0]["flexgroups"] if fg["name"] == "data")
+    data.update(size="20TB", thin_provisioning=False)  # 10 TiB on each aggregate
+    items = plan(Client(fresh_api()), "flexgroups", model)["flexgroups"]
+    aggregates = [{"name": name, "space": {"block_storage": {"size": 70 * 1024**4, "available": available * 1024**4}}}
+                  for name, available in (("lab_ontap_01_ssd_1", 60), ("lab_ontap_02_ssd_1", 8))]
+    [refusal] = ontap_plan.space_refusals(model, items, aggregates)
+    assert "volume lab-data:data is thick and needs 10.00 TiB free on each of its aggregates; lab_ontap_02_ssd_1 has 8.00 TiB" in refusal
+    assert "lower ontap.svms[0].flexgroups[0].size," in refusal and "thin_provisioning: true on the FlexGroup" in refusal
+    data["thin_provisioning"] = True
+    assert ontap_plan.space_refusals(model, plan(Client(fresh_api()), "flexgroups", model)["flexgroups"], aggregates) == []
+
+
+def test_thick_volumes_are_counted_together_and_turning_one_thick_reserves_it_whole(converged):
+    model = copy.deepcopy(LAB_MODEL)
+    for flexgroup in model["ontap"]["svms"][0]["flexgroups"]:
+        flexgroup.update(size="16TB", thin_provisioning=False)  # data and home: 8 TiB each per aggregate
+    aggregates = [{"name": name, "space": {"block_storage": {"size": 70 * 1024**4, "available": 12 * 1024**4}}}
+                  for name in ("lab_ontap_01_ssd_1", "lab_ontap_02_ssd_1")]
+    fresh = plan(Client(fresh_api()), "flexgroups", model)["flexgroups"]
+    refusals = ontap_plan.space_refusals(model, fresh, aggregates)
+    assert len(refusals) == 1 and "has 4.00 TiB" in refusals[0]  # the second finds what the first left
+    # The converged lab's FlexGroups are thin; turned thick at the same size, each reserves its whole size.
+    home = next(fg for fg in model["ontap"]["svms"][0]["flexgroups"] if fg["name"] == "home")
+    model["ontap"]["svms"][0]["flexgroups"] = [dict(home, size="2TB")]
+    turned = [i for i in plan(converged, "flexgroups", model)["flexgroups"] if "space_guarantee" in i["changes"]]
+    assert turned and ontap_plan.space_refusals(model, turned, [dict(a, space={"block_storage": {
+        "size": 70 * 1024**4, "available": 512 * 1024**3}}) for a in aggregates]) != []
 
 
 def test_diff_lists_before_and_after_of_each_pending_object(converged):

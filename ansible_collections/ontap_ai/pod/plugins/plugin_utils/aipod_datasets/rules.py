@@ -1,8 +1,8 @@
 """Rules of the data sets layer: names and references, sizes, versions, copies and consumers.
 
 Each names the data set's file and line. Free space on the aggregates is the cluster's to say:
-the layer reads it before it creates a volume; here a size is held against what the model knows
-(the FlexGroup constituent minimum, the growth limit).
+the storage layer reads it before any change (aipod_ontap.plan.space_refusals); here a size is held
+against what the model knows (the FlexGroup constituent minimum, the growth limit).
 """
 from __future__ import annotations
 

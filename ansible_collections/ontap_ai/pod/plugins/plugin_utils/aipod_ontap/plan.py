@@ -471,12 +471,74 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
             plan["flexgroups"].append(_item(key, "modify", want, changes, svm_exists=exists,
                                             gdd=gdd and "granular_data_mode" in changes,
                                             autosize=bool({"autosize_mode", "autosize_maximum"} & set(changes))))
+    if "storage/aggregates" in m.as_dict(info):
+        errors.extend(space_refusals(model, plan["flexgroups"], records(info, "storage/aggregates")))
     # A volume the storage layer made for a data set the model no longer has: reported, never deleted.
     kept = {(v["svm"], v["name"]) for v in datasets.volumes(model)}
     plan["left"] = [{"key": f"{dig(v, 'svm.name')}:{v.get('name')}", "dataset": datasets.dataset_of_comment(v.get("comment"))}
                     for v in volumes if datasets.dataset_of_comment(v.get("comment"))
                     and (dig(v, "svm.name"), v.get("name")) not in kept]
     return plan
+
+
+def _size_key(model: dict, svm: str, name: str) -> str:
+    """The model key that sizes this volume: the data set's or the FlexGroup's."""
+    for index, entry in enumerate(m.as_list(model.get("datasets"))):
+        if m.as_dict(entry).get("name") == name and m.as_dict(entry).get("svm") == svm:
+            return f"datasets[{index}].size"
+    for svm_index, entry in enumerate(m.as_list(m.as_dict(model.get("ontap")).get("svms"))):
+        for fg_index, flexgroup in enumerate(m.as_list(m.as_dict(entry).get("flexgroups"))):
+            if m.as_dict(entry).get("name") == svm and m.as_dict(flexgroup).get("name") == name:
+                return f"ontap.svms[{svm_index}].flexgroups[{fg_index}].size"
+    return "its size"
+
+
+def _tebibytes(count: int) -> str:
+    return f"{count / 1024**4:.2f} TiB"
+
+
+def space_refusals(model: dict, items: list[dict], aggregates: list[dict]) -> list[str]:
+    """Volumes to create or grow that their aggregates cannot hold, found before the storage layer
+    creates or grows one. Any volume, thin too, must fit in its aggregates' whole size: it could
+    never be filled otherwise. A thick volume needs its share of the space it newly reserves free on
+    each aggregate, as ONTAP checks it: the whole size when it is created or turned thick, the growth
+    otherwise; the plan's volumes are counted together, each taking its share before the next.
+    Volumes ONTAP places itself (AFX) are ONTAP's to judge."""
+    by_name = {a.get("name"): a for a in aggregates if isinstance(a, dict)}
+    free = {name: int(dig(a, "space.block_storage.available") or 0) for name, a in by_name.items()}
+    refusals = []
+    for item in items:
+        want, changes = item["want"], m.as_dict(item.get("changes"))
+        names = [n for n in (want.get("aggr_list") or ([want["aggregate_name"]] if want.get("aggregate_name") else [])) if n]
+        if want.get("auto_provision") or not names or any(n not in by_name for n in names):
+            continue
+        creating = item["action"] == "create"
+        if not creating and not {"size", "space_guarantee"} & set(changes):
+            continue
+        size = int(want["size"] or 0)
+        where = _size_key(model, want["vserver"], want["name"])
+        volume = f"{want['vserver']}:{want['name']}"
+        whole = sum(int(dig(by_name[n], "space.block_storage.size") or 0) for n in names)
+        if whole and size > whole:
+            refusals.append(f"volume {volume} would be {_tebibytes(size)}, more than its aggregates ({', '.join(names)}) "
+                            f"hold in all ({_tebibytes(whole)}): lower {where}, or give it more aggregates")
+            continue
+        if want.get("space_guarantee") != "volume":
+            continue
+        was_thick = not creating and m.as_dict(changes.get("space_guarantee")).get("before", "volume") == "volume"
+        before = int(m.as_dict(changes.get("size")).get("before") or size) if was_thick else 0
+        share = max(0, size - before) // len(names)
+        short = [n for n in names if share > free[n]]
+        if short:
+            thin = "thin_provisioning: true on the FlexGroup" if where.startswith("ontap.") else \
+                "ontap_flexgroups_thin_provisioning: true"
+            refusals.append(f"volume {volume} is thick and needs {_tebibytes(share)} free on each of its aggregates; "
+                            + ", ".join(f"{n} has {_tebibytes(free[n])}" for n in short)
+                            + f": lower {where}, free space there, or make it thin ({thin})")
+            continue
+        for n in names:
+            free[n] -= share
+    return refusals
 
 
 def _afx_create_body(want: dict) -> dict:
