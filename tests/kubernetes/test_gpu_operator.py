@@ -5,7 +5,8 @@ reconciling the ClusterPolicy the chart declares, which the verification then ju
 The chart is NVIDIA's own, packaged from the gpu-operator Go module (lab/kubernetes/gpu-operator-chart),
 and the controller is built from the same module (lab/kubernetes/gpu-operator), since neither NVIDIA's
 chart repository nor its registry can be reached here. KWOK plays the kubelets, so pods are scheduled
-and reported Running without a container; nothing here needs a GPU.
+and reported Running without a container; nothing here needs a GPU. The fixtures are in conftest.py;
+the opt-in smoke test is a release check (test_gpu_smoke.py).
 """
 from __future__ import annotations
 
@@ -15,52 +16,15 @@ import time
 
 import pytest
 import yaml
-from kubernetes_helpers import KUBECONFIG, LAB_KUBERNETES, REPO, lab, lab_site_copy, recap, run_playbook
+from kubernetes_helpers import KUBECONFIG, LAB_KUBERNETES, REPO, recap, run_playbook
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]
 HELM = LAB_KUBERNETES / "bin" / "helm"
 DGX_WORKERS = {"dgx01", "dgx02", "dgx03", "dgx04"}
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    """A fresh lab API server, stopped afterwards (or started fresh again when it was running): the
-    GPU Operator's objects must not reach the next whole-site run."""
-    was_running = lab("status", "kubernetes").returncode == 0
-    ontap_was_running = lab("status", "ontap").returncode == 0
-    assert lab("start", "ontap").returncode == 0  # validation reads the ONTAP endpoint's CA
-    assert lab("stop", "kubernetes").returncode == 0
-    started = lab("start", "kubernetes")
-    assert started.returncode == 0, started.stdout + started.stderr
-    from kubernetes import client, config
-
-    api = config.new_client_from_config(str(KUBECONFIG))
-    yield {"core": client.CoreV1Api(api), "custom": client.CustomObjectsApi(api), "apps": client.AppsV1Api(api),
-           "batch": client.BatchV1Api(api)}
-    subprocess.run([str(REPO / "lab" / "kubernetes" / "gpu-operator"), "stop"], check=False)
-    assert lab("stop", "kubernetes").returncode == 0
-    if was_running:
-        assert lab("start", "kubernetes").returncode == 0
-    if not ontap_was_running:
-        lab("stop", "ontap")
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory, cluster):
-    """A copy of inventories/lab with the GPU Operator on, from the chart archive the lab packages."""
-    made = subprocess.run([str(REPO / "lab" / "kubernetes" / "gpu-operator-chart")], capture_output=True, text=True, timeout=900)
-    assert made.returncode == 0, made.stdout + made.stderr
-    chart = made.stdout.strip().splitlines()[-1]
-    root = tmp_path_factory.mktemp("site")
-    inventory = lab_site_copy(root)
-    gpu = {"operator": {"enabled": True, "chart_file": chart, "chart_version": "v1.0.0-devel"},
-           "mig": {"strategy": "mixed", "layouts": {"dgx01": "all-1g.5gb"}}}
-    (inventory / "group_vars" / "all" / "gpu.yml").write_text(yaml.safe_dump({"gpu": gpu}))
-    return {"inventory": inventory, "tmp": root}
-
-
-def kubernetes_layer(site, *extra, check=True):
-    return run_playbook(site["tmp"], "-i", str(site["inventory"] / "hosts.yml"), "playbooks/kubernetes.yml",
+def kubernetes_layer(gpu_site, *extra, check=True):
+    return run_playbook(gpu_site["tmp"], "-i", str(gpu_site["inventory"] / "hosts.yml"), "playbooks/kubernetes.yml",
                         "-e", f"kubernetes_gpu_helm_binary={HELM}", *extra, check=check)
 
 
@@ -70,8 +34,8 @@ def release() -> dict:
     return {entry["name"]: entry for entry in json.loads(listed.stdout)}.get("gpu-operator", {})
 
 
-def test_the_operator_is_installed_the_dgx_os_way_and_a_second_run_changes_nothing(site, cluster):
-    first = kubernetes_layer(site)
+def test_the_operator_is_installed_the_dgx_os_way_and_a_second_run_changes_nothing(gpu_site, gpu_cluster):
+    first = kubernetes_layer(gpu_site)
     assert recap(first.stdout)["changed"] > 0
     installed = release()
     assert (installed.get("status"), installed.get("chart")) == ("deployed", "gpu-operator-v1.0.0-devel")
@@ -80,46 +44,46 @@ def test_the_operator_is_installed_the_dgx_os_way_and_a_second_run_changes_nothi
     assert (values["driver"], values["toolkit"], values["dcgm"], values["cdi"]) == (
         {"enabled": False}, {"enabled": False}, {"enabled": False}, {"enabled": True})
     # The chart's ClusterPolicy carries the same choices to the operator.
-    policy = cluster["custom"].get_cluster_custom_object("nvidia.com", "v1", "clusterpolicies", "cluster-policy")
+    policy = gpu_cluster["custom"].get_cluster_custom_object("nvidia.com", "v1", "clusterpolicies", "cluster-policy")
     assert (policy["spec"]["driver"]["enabled"], policy["spec"]["toolkit"]["enabled"]) == (False, False)
     assert policy["spec"]["mig"]["strategy"] == "mixed"
     # The chart's pods (the operator, node feature discovery) run on the DGX node stand-ins only.
-    pods = cluster["core"].list_namespaced_pod("gpu-operator").items
+    pods = gpu_cluster["core"].list_namespaced_pod("gpu-operator").items
     assert pods and {pod.spec.node_name for pod in pods} <= DGX_WORKERS, [(p.metadata.name, p.spec.node_name) for p in pods]
     assert all(pod.status.phase == "Running" for pod in pods)
-    nodes = {node.metadata.name: node.metadata.labels for node in cluster["core"].list_node().items}
+    nodes = {node.metadata.name: node.metadata.labels for node in gpu_cluster["core"].list_node().items}
     assert nodes["dgx01"].get("nvidia.com/mig.config") == "all-1g.5gb"
     assert "nvidia.com/mig.config" not in nodes["dgx02"]
 
-    second = kubernetes_layer(site)
+    second = kubernetes_layer(gpu_site)
     assert recap(second.stdout)["changed"] == 0, second.stdout[-3000:]
     assert "Nothing differs from the model" in second.stdout
 
 
-def test_a_layout_changed_by_hand_is_previewed_then_put_back(site, cluster):
-    cluster["core"].patch_node("dgx01", {"metadata": {"labels": {"nvidia.com/mig.config": "all-disabled"}}})
-    preview = kubernetes_layer(site, "--check", "--diff")
+def test_a_layout_changed_by_hand_is_previewed_then_put_back(gpu_site, gpu_cluster):
+    gpu_cluster["core"].patch_node("dgx01", {"metadata": {"labels": {"nvidia.com/mig.config": "all-disabled"}}})
+    preview = kubernetes_layer(gpu_site, "--check", "--diff")
     assert "node dgx01: nvidia.com/mig.config is all-disabled, the model says all-1g.5gb" in preview.stdout, preview.stdout[-3000:]
-    assert cluster["core"].read_node("dgx01").metadata.labels["nvidia.com/mig.config"] == "all-disabled"
-    kubernetes_layer(site)
-    assert cluster["core"].read_node("dgx01").metadata.labels["nvidia.com/mig.config"] == "all-1g.5gb"
+    assert gpu_cluster["core"].read_node("dgx01").metadata.labels["nvidia.com/mig.config"] == "all-disabled"
+    kubernetes_layer(gpu_site)
+    assert gpu_cluster["core"].read_node("dgx01").metadata.labels["nvidia.com/mig.config"] == "all-1g.5gb"
 
 
-def test_new_values_upgrade_the_release(site, cluster):
-    path = site["inventory"] / "group_vars" / "all" / "gpu.yml"
+def test_new_values_upgrade_the_release(gpu_site, gpu_cluster):
+    path = gpu_site["inventory"] / "group_vars" / "all" / "gpu.yml"
     data = yaml.safe_load(path.read_text())
     data["gpu"]["dcgm_exporter"] = False
     path.write_text(yaml.safe_dump(data))
     revision = release()["revision"]
-    changed = kubernetes_layer(site)
+    changed = kubernetes_layer(gpu_site)
     assert recap(changed.stdout)["changed"] > 0
     assert int(release()["revision"]) == int(revision) + 1
-    policy = cluster["custom"].get_cluster_custom_object("nvidia.com", "v1", "clusterpolicies", "cluster-policy")
+    policy = gpu_cluster["custom"].get_cluster_custom_object("nvidia.com", "v1", "clusterpolicies", "cluster-policy")
     assert policy["spec"]["dcgmExporter"]["enabled"] is False
-    assert recap(kubernetes_layer(site).stdout)["changed"] == 0
+    assert recap(kubernetes_layer(gpu_site).stdout)["changed"] == 0
 
 
-def test_the_operators_controller_reconciles_the_policy_and_verification_judges_it(site, cluster, tmp_path):
+def test_the_operators_controller_reconciles_the_policy_and_verification_judges_it(gpu_site, gpu_cluster, tmp_path):
     """The controller NVIDIA's image runs, against what the layer installed: it labels the GPU nodes (the
     stand-ins carry node feature discovery's NVIDIA PCI label) and deploys its operands there; with the
     driver and toolkit left to DGX OS it deploys neither."""
@@ -127,12 +91,12 @@ def test_the_operators_controller_reconciles_the_policy_and_verification_judges_
     assert started.returncode == 0, started.stdout + started.stderr
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:  # the operator reconciles in a few tens of seconds
-        policy = cluster["custom"].get_cluster_custom_object("nvidia.com", "v1", "clusterpolicies", "cluster-policy")
+        policy = gpu_cluster["custom"].get_cluster_custom_object("nvidia.com", "v1", "clusterpolicies", "cluster-policy")
         if policy.get("status", {}).get("state") == "ready":
             break
         time.sleep(3)
     report = tmp_path / "kubernetes-verify.json"
-    result = run_playbook(site["tmp"], "-i", str(site["inventory"] / "hosts.yml"), "playbooks/verify_kubernetes.yml",
+    result = run_playbook(gpu_site["tmp"], "-i", str(gpu_site["inventory"] / "hosts.yml"), "playbooks/verify_kubernetes.yml",
                           "-e", f"verify_kubernetes_report={report}",
                           # This site's data sets have no claims (the Trident layer did not run): do not wait for them.
                           "-e", "verify_kubernetes_claim_timeout=2", check=False)
@@ -140,44 +104,11 @@ def test_the_operators_controller_reconciles_the_policy_and_verification_judges_
     assert checks["gpu_operator_ready"] == {"name": "gpu_operator_ready", "status": "pass", "detail": "ClusterPolicy ready"}, \
         result.stdout[-3000:]
     assert checks["gpu_operands_on_dgx"]["status"] == "pass", checks["gpu_operands_on_dgx"]
-    daemonsets = {ds.metadata.name: ds for ds in cluster["apps"].list_namespaced_daemon_set("gpu-operator").items}
+    daemonsets = {ds.metadata.name: ds for ds in gpu_cluster["apps"].list_namespaced_daemon_set("gpu-operator").items}
     assert {"nvidia-device-plugin-daemonset", "nvidia-operator-validator", "gpu-feature-discovery"} <= set(daemonsets)
     # DGX OS brings the driver and the toolkit: the operator deploys neither.
     assert not [name for name in daemonsets if "driver" in name or "container-toolkit" in name]
     # The DCGM exporter reads the host's DCGM over localhost, so the operator gives it the host network.
     assert daemonsets.get("nvidia-dcgm-exporter") is None or daemonsets["nvidia-dcgm-exporter"].spec.template.spec.host_network is True
-    labels = cluster["core"].read_node("dgx02").metadata.labels
+    labels = gpu_cluster["core"].read_node("dgx02").metadata.labels
     assert labels.get("nvidia.com/gpu.deploy.device-plugin") == "true"
-
-
-def test_the_opt_in_gpu_smoke_test_runs_a_job_on_each_dgx_and_judges_only_what_it_can_read(site, cluster, tmp_path):
-    """gpu.smoke_test: a Job per DGX worker runs nvidia-smi -L with one GPU. KWOK reports each Job complete
-    without running a container and serves no log, so nothing proves nvidia-smi ran: each check is
-    "not checked", never a pass. The Jobs are bound to their own DGX and removed afterwards."""
-    path = site["inventory"] / "group_vars" / "all" / "gpu.yml"
-    original = path.read_text()
-    data = yaml.safe_load(original)
-    data["gpu"]["smoke_test"] = {"enabled": True, "timeout": 60}
-    path.write_text(yaml.safe_dump(data))
-    events = LAB_KUBERNETES / "logs" / "node-events.jsonl"
-    seen = len(events.read_text().splitlines())
-    report = tmp_path / "kubernetes-verify.json"
-    try:
-        result = run_playbook(site["tmp"], "-i", str(site["inventory"] / "hosts.yml"), "playbooks/verify_kubernetes.yml",
-                              "-e", f"verify_kubernetes_report={report}", "-e", "verify_kubernetes_claim_timeout=2", check=False)
-    finally:
-        path.write_text(original)
-    assert report.exists(), result.stdout[-4000:]
-    checks = {c["name"]: c for c in json.loads(report.read_text())["checks"] if c["name"].startswith("gpu_smoke:")}
-    assert set(checks) == {f"gpu_smoke:{host}" for host in DGX_WORKERS}, result.stdout[-3000:]
-    # This site cuts dgx01 into MIG slices with the mixed strategy: it offers no whole GPU to hold.
-    sliced = checks.pop("gpu_smoke:dgx01")
-    assert sliced["status"] == "not_checked" and "MIG slices (all-1g.5gb, mixed strategy)" in sliced["detail"], sliced
-    for check in checks.values():
-        assert check["status"] == "not_checked", check
-        assert "completed but nvidia-smi's output is unknown: its log could not be read" in check["detail"], check
-    bound = [json.loads(line) for line in events.read_text().splitlines()[seen:]]
-    placed = {e["pod"].split("/")[1].rsplit("-", 1)[0]: e["node"] for e in bound
-              if e.get("event") == "bound" and e.get("pod", "").startswith("gpu-operator/aipod-gpu-smoke-")}
-    assert placed == {f"aipod-gpu-smoke-{host}": host for host in DGX_WORKERS - {"dgx01"}}, bound
-    assert not cluster["batch"].list_namespaced_job("gpu-operator", label_selector="ontap-ai.pod/check=gpu-smoke").items
