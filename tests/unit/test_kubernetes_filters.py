@@ -14,7 +14,7 @@ def test_every_filter_is_registered():
         "aipod_judge_classes", "aipod_schedulable_nodes", "aipod_verification_result", "aipod_k8s_apply_pending", "aipod_k8s_pending_items",
         "aipod_trident_secrets", "aipod_deepops_steps", "aipod_trident_version_step",
         "aipod_nodes_of_hosts", "aipod_ini_token", "aipod_gpu_plan", "aipod_gpu_pending", "aipod_judge_gpu_operator",
-        "aipod_gpu_smoke_plan", "aipod_gpu_smoke_finished", "aipod_judge_gpu_smoke"}
+        "aipod_gpu_smoke_plan", "aipod_gpu_smoke_finished", "aipod_judge_gpu_smoke", "aipod_helm_chart_arguments"}
 
 
 def test_declaration_filters_refuse_what_they_cannot_compare():

@@ -4,14 +4,15 @@ Docs: aipod_trident_plan.yml, aipod_deepops_plan.yml, aipod_ini_token.yml, aipod
 aipod_kube_node_cidrs.yml, aipod_storage_class_changes.yml, aipod_snapshot_api_state.yml, aipod_snapshot_class_defaults.yml,
 aipod_k8s_apply_pending.yml, aipod_k8s_pending_items.yml, aipod_trident_secrets.yml, aipod_nodes_of_hosts.yml,
 aipod_gpu_plan.yml, aipod_gpu_pending.yml, aipod_judge_gpu_operator.yml, aipod_gpu_smoke_plan.yml,
-aipod_gpu_smoke_finished.yml, aipod_judge_gpu_smoke.yml and
+aipod_gpu_smoke_finished.yml, aipod_judge_gpu_smoke.yml, aipod_helm_chart_arguments.yml and
 the verification judges (aipod_judge_*.yml, aipod_schedulable_nodes.yml,
 aipod_verification_result.yml) beside this file. The derivations live in
-plugins/plugin_utils/aipod_kubernetes/ (deepops.py, trident.py, gpu.py, gpu_smoke.py, apply.py, verify.py),
+plugins/plugin_utils/aipod_kubernetes/ (deepops.py, trident.py, gpu.py, gpu_smoke.py, helm.py, apply.py, verify.py),
 which the site validator uses too.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,6 +35,7 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.deep
     lifecycle_steps,
 )
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.gpu import operator_pending, operator_plan
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.helm import chart_arguments
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.trident import trident_plan, version_step
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.verify import (
     judge_backends,
@@ -44,6 +46,7 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.veri
     schedulable_nodes,
     verification_result,
 )
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import resolve_site_file
 
 
 def _require_model(model: Any, name: str) -> dict:
@@ -209,6 +212,14 @@ def aipod_gpu_pending(plan: Mapping, release: Any, nodes: Any, policies: Any = N
     return operator_pending(dict(plan), dict(release) if release else None, nodes, list(policies or []))
 
 
+def aipod_helm_chart_arguments(chart: Any, inventory_dir: str, files_dir: str | None = None) -> dict[str, Any]:
+    if not isinstance(chart, Mapping) or not chart.get("name"):
+        raise AnsibleFilterError(f"aipod_helm_chart_arguments: expected a plan's chart {{name, version, repo, file}}, got {chart!r}")
+    chart_file = chart.get("file")
+    resolved = resolve_site_file(chart_file, files_dir or os.environ.get("AIPOD_SITE_FILES_DIR"), str(inventory_dir)) if chart_file else None
+    return chart_arguments(dict(chart), resolved)
+
+
 class FilterModule:
     """Kubernetes and Trident filters of the site model."""
 
@@ -219,6 +230,7 @@ class FilterModule:
             "aipod_deepops_plan": aipod_deepops_plan,
             "aipod_gpu_plan": aipod_gpu_plan,
             "aipod_gpu_pending": aipod_gpu_pending,
+            "aipod_helm_chart_arguments": aipod_helm_chart_arguments,
             "aipod_gpu_smoke_plan": aipod_gpu_smoke_plan,
             "aipod_gpu_smoke_finished": aipod_gpu_smoke_finished,
             "aipod_judge_gpu_smoke": aipod_judge_gpu_smoke,

@@ -1,6 +1,6 @@
 """A Helm release against its plan: the pending items of one chart the bundle installs.
 
-The plan carries {namespace, release, chart {name, version}, values}; the release is
+The plan carries {namespace, release, chart {name, version, repo, file}, values}; the release is
 kubernetes.core.helm_info's status (None when it does not exist).
 """
 from __future__ import annotations
@@ -11,6 +11,18 @@ from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import mod
 
 def release_object(plan: dict) -> str:
     return f"helm release {plan.get('namespace')}/{plan.get('release')}"
+
+
+def chart_arguments(chart: dict, chart_file: str | None) -> dict:
+    """kubernetes.core.helm's chart_ref, chart_repo_url and chart_version for a plan's chart (None: leave
+    it out). A chart archive beside the inventory, an air-gapped site's copy, replaces the repository; an
+    oci:// repository is part of the reference, as helm takes it."""
+    if chart_file:
+        return {"chart_ref": chart_file, "chart_repo_url": None, "chart_version": None}
+    name, version, repo = chart.get("name"), chart.get("version"), m.as_str(chart.get("repo")) or ""
+    if repo.startswith("oci://"):
+        return {"chart_ref": f"{repo.rstrip('/')}/{name}", "chart_repo_url": None, "chart_version": version}
+    return {"chart_ref": name, "chart_repo_url": repo or None, "chart_version": version}
 
 
 def release_pending(plan: dict, release: dict | None) -> list[dict]:
