@@ -14,9 +14,9 @@ from typing import Any
 from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_datasets.model import datasets, first_data_lif
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.apply import apply_pending
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.trident import MANAGED_BY_LABEL
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
-MANAGED_BY = {"app.kubernetes.io/managed-by": "aipod"}
 DATASET_ANNOTATION = "aipod.netapp.io/dataset"
 ACCESS_MODES = {"read_only": "ReadOnlyMany", "read_write": "ReadWriteMany"}
 
@@ -73,7 +73,7 @@ def claims(model: dict, live_claims: list | None = None) -> dict[str, Any]:
             annotations = {DATASET_ANNOTATION: dataset["name"]}
             mode = ACCESS_MODES.get(access, "ReadOnlyMany")
             namespaces.setdefault(namespace, {"apiVersion": "v1", "kind": "Namespace",
-                                              "metadata": {"name": namespace, "labels": dict(MANAGED_BY)}})
+                                              "metadata": {"name": namespace, "labels": dict(MANAGED_BY_LABEL)}})
             volume_spec: dict[str, Any] = {
                 "capacity": {"storage": str(dataset["size_bytes"])},
                 "accessModes": [mode],
@@ -84,12 +84,12 @@ def claims(model: dict, live_claims: list | None = None) -> dict[str, Any]:
             if options:
                 volume_spec["mountOptions"] = options
             volumes.append({"apiVersion": "v1", "kind": "PersistentVolume",
-                            "metadata": {"name": volume, "labels": dict(MANAGED_BY), "annotations": annotations},
+                            "metadata": {"name": volume, "labels": dict(MANAGED_BY_LABEL), "annotations": annotations},
                             "spec": volume_spec})
             # The claim's empty class keeps the default StorageClass off it; a PV without one has none.
             size = requested.get((namespace, claim)) or str(dataset["size_bytes"])
             bound.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-                          "metadata": {"name": claim, "namespace": namespace, "labels": dict(MANAGED_BY), "annotations": annotations},
+                          "metadata": {"name": claim, "namespace": namespace, "labels": dict(MANAGED_BY_LABEL), "annotations": annotations},
                           "spec": {"accessModes": [mode], "storageClassName": "", "volumeName": volume,
                                    "resources": {"requests": {"storage": size}}}})
             bindings.append({"dataset": dataset["name"], "namespace": namespace, "claim": claim, "volume": volume,

@@ -19,20 +19,22 @@ IMMUTABLE_CLASS_FIELDS = {"provisioner": None, "parameters": {}, "reclaimPolicy"
 DEFAULT_CLASS_ANNOTATIONS = (DEFAULT_CLASS_ANNOTATION, "storageclass.beta.kubernetes.io/is-default-class")
 
 
+def encoded(data: dict) -> dict[str, str]:
+    """A Secret's data: each value as base64 of its UTF-8 text."""
+    return {key: base64.b64encode(str(value).encode("utf-8")).decode("ascii") for key, value in data.items()}
+
+
 def secret_manifests(secrets: list, namespace: str, values: list) -> list[dict[str, Any]]:
     """The Opaque Secrets of the plan's credentials; values are the vault's, in the plan's order."""
     if len(m.as_list(secrets)) != len(m.as_list(values)):
         raise ValueError(f"{len(m.as_list(secrets))} Secrets but {len(m.as_list(values))} values")
 
-    def encode(text: Any) -> str:
-        return base64.b64encode(str(text).encode("utf-8")).decode("ascii")
-
     manifests = []
     for secret, value in zip(m.as_list(secrets), m.as_list(values)):
         secret = m.as_dict(secret)
-        data = ({"username": encode(secret.get("username", "")), "password": encode(value)}
-                if secret.get("kind") == "ontap" else
-                {"clientID": encode(secret.get("client_id", "")), "clientSecret": encode(value)})
+        data = encoded({"username": secret.get("username", ""), "password": value}
+                       if secret.get("kind") == "ontap" else
+                       {"clientID": secret.get("client_id", ""), "clientSecret": value})
         manifests.append({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
                           "metadata": {"name": secret.get("name"), "namespace": namespace, "labels": dict(MANAGED_BY_LABEL)},
                           "data": data})

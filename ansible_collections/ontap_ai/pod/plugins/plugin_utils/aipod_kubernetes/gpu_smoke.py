@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import gpu
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.trident import MANAGED_BY_LABEL
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 # DeepOps' image for its CUDA smoke pod (scripts/validation/validate_k8s.py); its path under nvcr.io.
@@ -49,7 +50,7 @@ def smoke_image(model: dict) -> str:
 
 def job_manifest(name: str, node: str, namespace: str, image: str, timeout: int) -> dict[str, Any]:
     """One GPU, on this node only, as an unprivileged user: what a data scientist's pod gets."""
-    labels = {"app.kubernetes.io/managed-by": "aipod", CHECK_LABEL: "gpu-smoke"}
+    labels = {**MANAGED_BY_LABEL, CHECK_LABEL: "gpu-smoke"}
     return {
         "apiVersion": "batch/v1", "kind": "Job",
         "metadata": {"name": name, "namespace": namespace, "labels": labels},

@@ -14,7 +14,6 @@ Secrets carry no value here: the plan names each and the vault variable that fil
 """
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import re
@@ -24,6 +23,7 @@ import yaml
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import apply, helm
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.trident import MANAGED_BY_LABEL
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_monitoring import alerts, dashboards, harvest
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
@@ -37,7 +37,6 @@ HARVEST_IMAGE = "ghcr.io/netapp/harvest:26.11.0"
 HARVEST_PORT = 12990
 HARVEST_COLLECTORS = ["Rest", "RestPerf", "Ems"]
 DASHBOARD_LABEL = "grafana_dashboard"
-MANAGED_BY = {"app.kubernetes.io/managed-by": "aipod"}
 HARVEST_CERT_DIR = "/opt/harvest/cert"
 HARVEST_SECRETS_DIR = "/opt/harvest/secrets"
 CONFIG_CHECKSUM = "ontap-ai.pod/config-checksum"
@@ -57,7 +56,7 @@ def _app(cluster: str) -> str:
 
 
 def _metadata(name: str, namespace: str, **labels: str) -> dict[str, Any]:
-    return {"name": name, "namespace": namespace, "labels": {**MANAGED_BY, **labels}}
+    return {"name": name, "namespace": namespace, "labels": {**MANAGED_BY_LABEL, **labels}}
 
 
 def _quantity(size: Any) -> str | None:
@@ -203,7 +202,7 @@ def monitoring_plan(model: dict, ca_pem: str = "") -> dict[str, Any]:
     enabled = alerts.enabled(model)
     rules = {"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
              "metadata": _metadata("aipod-alerts", namespace), "spec": alerts.alert_rules(model) if enabled else {}}
-    objects = ([rules] + harvest_objects(model, namespace, ca_pem) + dashboards.config_maps(model, namespace, DASHBOARD_LABEL, MANAGED_BY)
+    objects = ([rules] + harvest_objects(model, namespace, ca_pem) + dashboards.config_maps(model, namespace, DASHBOARD_LABEL, MANAGED_BY_LABEL)
                if enabled else [])
     kinds = [{"kind": kind, "api_version": version, "crd": CRD_OF_KIND.get(kind)}
              for kind, version in dict.fromkeys((o["kind"], o["apiVersion"]) for o in objects + [
@@ -226,7 +225,7 @@ def secret_manifests(plan: dict, values: list) -> list[dict[str, Any]]:
         else:
             data = {"admin-user": secret["username"], "admin-password": str(value)}
         manifests.append({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-                          "metadata": _metadata(secret["name"], secret["namespace"]), "data": _encoded(data)})
+                          "metadata": _metadata(secret["name"], secret["namespace"]), "data": apply.encoded(data)})
     return manifests
 
 
@@ -256,8 +255,3 @@ def pending(plan: dict, existing: dict, secrets: list, release: dict | None, crd
         to_apply.update(apply.apply_pending(m.as_list(m.as_dict(existing).get(kind)), mine, field_manager))
     found.extend(apply.pending_items(to_apply))
     return found
-
-
-def _encoded(data: dict[str, str]) -> dict[str, str]:
-    """A Secret's data as the API server keeps it (base64), so that a Secret that holds it is no difference."""
-    return {key: base64.b64encode(str(value).encode("utf-8")).decode("ascii") for key, value in data.items()}
