@@ -40,3 +40,10 @@ def test_objects_filter_counts_the_model():
 ])
 def test_transient_failures_are_told_apart(result, transient):
     assert FILTERS["aipod_ontap_transient"](result) is transient
+
+
+@pytest.mark.parametrize(("platform", "disaggregated"), [("AFX 1K", True), ("afx", True), ("AFF A90", False), (None, False)])
+def test_only_an_afx_platform_is_disaggregated(platform, disaggregated):
+    assert FILTERS["aipod_ontap_disaggregated"]({"platform": platform}) is disaggregated
+    with pytest.raises(AnsibleFilterError, match="ontap section"):
+        FILTERS["aipod_ontap_disaggregated"]("AFX")

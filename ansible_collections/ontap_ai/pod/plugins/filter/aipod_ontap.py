@@ -8,6 +8,7 @@ from typing import Any
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_ontap import plan as ontap_plan
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
 
 def _model(model: Any, name: str) -> dict:
@@ -43,6 +44,13 @@ def aipod_ontap_objects(model: Mapping, options: Mapping | None = None) -> dict:
     return ontap_plan.managed_objects(_model(model, "aipod_ontap_objects"), dict(options or {}))
 
 
+def aipod_ontap_disaggregated(ontap: Any) -> bool:
+    """Whether the model's ONTAP is disaggregated (AFX): it has no aggregates and places volumes itself."""
+    if not isinstance(ontap, Mapping):
+        raise AnsibleFilterError(f"aipod_ontap_disaggregated: expected the model's ontap section, got {type(ontap).__name__}")
+    return m.ontap_disaggregated({"ontap": dict(ontap)})
+
+
 # Failures worth another try: the cluster (or a proxy in front of it) was briefly unavailable or
 # restarting. A certificate, authentication or validation error is never retried. Some modules
 # report a failed version probe (say, a 503) as "REST requires ONTAP 9.x or later": one more try
@@ -71,4 +79,5 @@ class FilterModule:
 
     def filters(self):
         return {"aipod_ontap_compare": aipod_ontap_compare, "aipod_ontap_objects": aipod_ontap_objects,
+                "aipod_ontap_disaggregated": aipod_ontap_disaggregated,
                 "aipod_ontap_transient": aipod_ontap_transient, "aipod_peer_reads": aipod_peer_reads}
