@@ -1,4 +1,4 @@
-"""Fixtures of the GPU layer's lab tests (test_gpu_operator.py in CI, test_gpu_smoke.py as a release
+"""Fixtures of the GPU layer's lab tests (test_gpu_operator.py in CI, test_gpu_smoke_job.py as a release
 check): a fresh lab API server, and a copy of inventories/lab with NVIDIA's GPU Operator chart on."""
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ The chart is NVIDIA's own, packaged from the gpu-operator Go module (lab/kuberne
 and the controller is built from the same module (lab/kubernetes/gpu-operator), since neither NVIDIA's
 chart repository nor its registry can be reached here. KWOK plays the kubelets, so pods are scheduled
 and reported Running without a container; nothing here needs a GPU. The fixtures are in conftest.py;
-the opt-in smoke test is a release check (test_gpu_smoke.py).
+the opt-in smoke test is a release check (test_gpu_smoke_job.py).
 """
 from __future__ import annotations
 
