@@ -17,6 +17,7 @@ configuration (nxos_fabric), as the real protocols would settle them; counters s
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import re
 import time
@@ -31,6 +32,8 @@ FEATURES = ("bash-shell", "bgp", "dhcp", "hsrp_engine", "interface-vlan", "lacp"
 DEFAULT_FEATURES = ("sshServer",)
 
 INVALID = "% Invalid command at '^' marker."
+# NX-OS's built-in roles (a role of one's own is `role name`, which the lab does not serve).
+ROLES = ("network-admin", "network-operator", "vdc-admin", "vdc-operator") + tuple(f"priv-{n}" for n in range(16))
 INCOMPLETE = "% Incomplete command at '^' marker."
 
 
@@ -340,6 +343,8 @@ class Session:
             elif name not in state["features"]:
                 state["features"].append(name)
             return ""
+        if words[0] == "username" and len(words) >= 2:
+            return self._username(words[1], words[2:], negate)
         if words[0] == "hostname" and len(words) == 2 and not negate:
             state["hostname"] = words[1]
             return ""
@@ -421,6 +426,47 @@ class Session:
         if re.fullmatch(r"spanning-tree port type (edge|network) default", body) or body.startswith("lldp "):
             return ""
         return None
+
+    def _username(self, name: str, rest: list[str], negate: bool) -> str:
+        """`username NAME [password [5] SECRET] [role ROLE]`, `username NAME role ROLE`, their `no` forms.
+        A clear-text password is kept hashed (a stand-in for NX-OS's SHA-256-crypt: `password 5 $5$...`)."""
+        users = self.switch.state["users"]
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,27}", name):
+            raise CliError("% Invalid user name")
+        if negate and not rest:
+            if name == next(iter(users), None):  # the factory account the lab logs in as
+                raise CliError("ERROR: Cannot delete the user of this session")
+            users.pop(name, None)
+            return ""
+        user = users.get(name)
+        roles: list[str] = list(user.get("roles") or [user["role"]]) if user else []
+        password = user["password"] if user else "!"
+        index = 0
+        while index < len(rest):
+            word = rest[index]
+            if word == "password" and index + 1 < len(rest) and not negate:
+                if rest[index + 1] == "5" and index + 2 < len(rest):
+                    if not re.fullmatch(r"\$5\$[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{43}", rest[index + 2]):
+                        raise CliError("% Invalid encrypted password")
+                    password, index = rest[index + 2], index + 3
+                else:
+                    password = "$5$" + hashlib.sha256(f"{name}:{rest[index + 1]}".encode()).hexdigest()[:43]
+                    index += 2
+            elif word == "role" and index + 1 < len(rest):
+                role = rest[index + 1]
+                if role not in ROLES:
+                    raise CliError(f"% Invalid role {role}")
+                if negate:
+                    roles = [r for r in roles if r != role]
+                elif role not in roles:
+                    roles.append(role)
+                index += 2
+            else:
+                raise CliError(INVALID)
+        if not user and negate:
+            return ""
+        users[name] = {"password": password, "role": roles[0] if roles else None, "roles": roles}
+        return ""
 
     def _default_interface(self, name: str) -> None:
         """`default interface X`: every setting of X back to its default, as on a port fresh from the factory."""
@@ -839,7 +885,10 @@ def running_config(switch: Switch, all_defaults: bool = False) -> list[str]:
         lines.append(f"feature {feature}")
     lines.append("")
     for user, data in state["users"].items():
-        lines.append(f"username {user} password 5 {data['password']}  role {data['role']}")
+        roles = data.get("roles") or ([data["role"]] if data.get("role") else [])
+        first = f"  role {roles[0]}" if roles else ""
+        lines.append(f"username {user} password 5 {data['password']}{first}")
+        lines += [f"username {user} role {role}" for role in roles[1:]]
     lines.append("")
     for cmap in state["class_maps"]:
         header = f"class-map type {cmap['type']}" + (f" {cmap['match']}" if cmap["type"] == "qos" else "") + f" {cmap['name']}"

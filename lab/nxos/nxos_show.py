@@ -433,12 +433,32 @@ def _port_channel_summary(switch: Switch, _match, as_json: bool):
     return "\n".join(lines)
 
 
+def _user_rows(switch: Switch, names: list[str]) -> list[dict]:
+    rows = []
+    for name in names:
+        data = switch.state["users"][name]
+        roles = data.get("roles") or ([data["role"]] if data.get("role") else [])
+        row_roles = [{"role": role} for role in roles]
+        rows.append({"usr_name": name, "expire_date": "this user account has no expiry date",
+                     "TABLE_role": {"ROW_role": row_roles[0] if len(row_roles) == 1 else row_roles}})
+    return rows
+
+
 def _user_account(switch: Switch, match, as_json: bool):
-    user = match.group(1)
-    data = switch.state["users"].get(user)
-    if data is None:
-        return f"user {user} does not exist"
-    return f"user:{user}\n        this user account has no expiry date\n        roles:{data['role']} "
+    """`show user-account [NAME]`; | json as NX-OS gives it (cisco.nxos's nxos_user reads it)."""
+    names = list(switch.state["users"]) if not match.group(1) else [match.group(1).strip()]
+    if match.group(1) and names[0] not in switch.state["users"]:
+        return {} if as_json else f"user {names[0]} does not exist"
+    rows = _user_rows(switch, names)
+    if as_json:
+        return {"TABLE_template": {"ROW_template": rows[0] if len(rows) == 1 else rows}}
+    blocks = []
+    for row in rows:
+        roles = row["TABLE_role"]["ROW_role"]
+        roles = roles if isinstance(roles, list) else [roles]
+        blocks.append(f"user:{row['usr_name']}\n        this user account has no expiry date\n        roles:"
+                      + " ".join(r["role"] for r in roles) + " ")
+    return "\n\n".join(blocks)
 
 
 def _hostname(switch: Switch, _match, as_json: bool):
@@ -500,7 +520,7 @@ COMMANDS = [
     (r"vlan id (\S+)", _vlan_id),
     (r"vpc(?: brief)?", _vpc),
     (r"port-channel summary", _port_channel_summary),
-    (r"user-account (\S+)", _user_account),
+    (r"user-account( \S+)?", _user_account),
     (r"hostname", _hostname),
     (r"hosts", _hosts),
     (r"clock", _clock),

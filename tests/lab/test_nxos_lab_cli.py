@@ -253,3 +253,22 @@ def test_the_lab_cabling_comes_from_the_site_model():
     assert (End("lab-sw-a", "Ethernet1/1"), End("dgx01", "eth1")) in links
     assert (End("lab-sw-b", "Ethernet1/13"), End("lab-ontap-01", None)) in links
     assert len({end for link in links for end in link if end.port}) == len([end for link in links for end in link if end.port])
+
+
+def test_local_users_are_configured_shown_and_removed_as_nx_os_does(cli):
+    """The commands cisco.nxos's nxos_user sends (`username NAME role ROLE`, then `password 5 HASH`),
+    and the output it reads back (`show user-account | json`, `show running-config | section ^username`)."""
+    hashed = "$5$JFHICC$u.zXRUgprAkkYLiEns8VrhsNEIOj7FzVrn67tuJdtKB"
+    assert cli("configure terminal", "username harvest role network-operator", f"username harvest password 5 {hashed}", "end") == ""
+    assert cli("show running-config | section ^username").splitlines() == [
+        "username admin password 5 $5$x  role network-admin", f"username harvest password 5 {hashed}  role network-operator"]
+    rows = json.loads(cli("show user-account | json"))["TABLE_template"]["ROW_template"]
+    assert [(row["usr_name"], row["TABLE_role"]["ROW_role"]) for row in rows] == [
+        ("admin", {"role": "network-admin"}), ("harvest", {"role": "network-operator"})]
+    assert cli("show user-account harvest") == "user:harvest\n        this user account has no expiry date\n        roles:network-operator "
+    cli("configure terminal")
+    assert cli("username harvest role superuser") == "% Invalid role superuser"
+    assert cli("username harvest password 5 not-a-hash") == "% Invalid encrypted password"
+    assert cli("no username admin") == "ERROR: Cannot delete the user of this session"
+    cli("no username harvest", "end")
+    assert "harvest" not in cli("show running-config | section ^username")
