@@ -14,8 +14,11 @@ import subprocess
 
 import pytest
 import yaml
-from kubernetes_helpers import KUBECONFIG, LAB_KUBERNETES, REPO, lab, lab_site_copy, recap, run_playbook
-from project_paths import LAB_VAULT_PASSWORD, make_decryptor
+from kubernetes_helpers import BIN, KUBECONFIG, LAB_KUBERNETES, RECAP, REPO, lab, lab_site_copy, recap, run_playbook
+from netmiko import ConnectHandler
+from project_paths import LAB, LAB_VAULT_PASSWORD, make_decryptor
+
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import nxos_users
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]
 KUBECTL = [str(LAB_KUBERNETES / "bin" / "kubectl"), "--kubeconfig", str(KUBECONFIG)]
@@ -43,6 +46,11 @@ def kubernetes_layer(site, *extra, check=True):
 def kubectl_json(*args: str) -> dict:
     done = subprocess.run([*KUBECTL, *args, "-o", "json"], capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
+
+
+def changed(output: str) -> int:
+    """changed= summed over every host of the PLAY RECAP (the switches, then localhost)."""
+    return sum(int(found[1]) for found in RECAP.findall(output))
 
 
 def vault_secret(name: str) -> str:
@@ -91,6 +99,58 @@ def test_a_hand_edit_is_previewed_then_put_back(site):
     kubernetes_layer(site)
     config = kubectl_json("-n", "monitoring", "get", "configmap", "harvest-lab-ontap-config")
     assert "lab-ontap" in yaml.safe_load(config["data"]["harvest.yml"])["Pollers"]
+
+
+def test_switch_metrics_give_each_nexus_nxapi_a_read_only_user_and_a_harvest_poller(site):
+    """monitoring.harvest.switches on: the switch layer turns on NX-API and makes Harvest's user with
+    NX-OS's network-operator role on both lab switches through cisco.nxos (its password sent as a
+    SHA-256-crypt hash of the vault's value), then changes nothing; the Kubernetes layer declares a
+    CiscoRest poller per switch with its own Secret. The lab switches get their factory users back."""
+    inventory = site["inventory"]
+    monitoring = inventory / "group_vars" / "all" / "monitoring.yml"
+    data = yaml.safe_load(monitoring.read_text())
+    ca_file = yaml.safe_load((inventory / "group_vars" / "all" / "ontap.yml").read_text())["ontap"]["ca_file"]
+    data["monitoring"]["harvest"]["switches"] = {"enabled": True, "ca_file": ca_file}  # the lab's CA stands for the switches'
+    original = monitoring.read_text()
+    monitoring.write_text(yaml.safe_dump(data))
+    secret = inventory / "group_vars" / "all" / "vault_switch_harvest.yml"
+    password = "harvest sw: 'pw' $5$ ; no username admin"  # spaces, quotes and a CLI command: only its hash reaches NX-OS
+    secret.write_text(yaml.safe_dump({"vault_switch_harvest_password": password}))
+    encrypted = subprocess.run([str(BIN / "ansible-vault"), "encrypt", "--vault-id", f"lab@{LAB / 'vault-password.txt'}",
+                                "--encrypt-vault-id", "lab", str(secret)], capture_output=True, text=True)
+    assert encrypted.returncode == 0, encrypted.stderr
+    try:
+        first = run_playbook(site["tmp"], "-i", str(inventory / "hosts.yml"), "playbooks/switches.yml")
+        assert changed(first.stdout) > 0
+        assert password not in first.stdout
+        for switch in ("lab-sw-a", "lab-sw-b"):
+            state = json.loads((REPO / ".lab" / "nxos" / switch / "state.json").read_text())
+            assert "nxapi" in state["features"]
+            user = state["users"]["harvest"]
+            assert user["roles"] == ["network-operator"]
+            salt = user["password"].split("$")[2]
+            assert user["password"] == nxos_users.sha256_crypt(password, salt)
+        second = run_playbook(site["tmp"], "-i", str(inventory / "hosts.yml"), "playbooks/switches.yml")
+        assert changed(second.stdout) == 0, second.stdout[-3000:]
+
+        kubernetes_layer(site)
+        config = yaml.safe_load(kubectl_json("-n", "monitoring", "get", "configmap", "harvest-lab-ontap-config")["data"]["harvest.yml"])
+        assert {name: (p["addr"], p["collectors"], p["ca_cert"]) for name, p in config["Pollers"].items() if name != "lab-ontap"} == {
+            "lab-sw-a": ("127.0.20.1", ["CiscoRest"], "/opt/harvest/cert/switch-ca.pem"),
+            "lab-sw-b": ("127.0.20.2", ["CiscoRest"], "/opt/harvest/cert/switch-ca.pem")}
+        stored = kubectl_json("-n", "monitoring", "get", "secret", "harvest-lab-ontap-switch-credentials")
+        credentials = yaml.safe_load(base64.b64decode(stored["data"]["credentials.yml"]))
+        assert credentials["Pollers"]["lab-sw-b"] == {"username": "harvest", "password": password}
+        deployments = {d["metadata"]["name"] for d in kubectl_json("-n", "monitoring", "get", "deployments")["items"]}
+        assert {"harvest-lab-ontap", "harvest-lab-sw-a", "harvest-lab-sw-b"} <= deployments
+        assert recap(kubernetes_layer(site).stdout)["changed"] == 0
+    finally:
+        monitoring.write_text(original)
+        secret.unlink()
+        for address in ("127.0.20.1", "127.0.20.2"):
+            with ConnectHandler(device_type="cisco_nxos", host=address, port=2222, username="admin",
+                                password=vault_secret("vault_switch_admin_password")) as switch:
+                switch.send_config_set(["no username harvest", "no feature nxapi"])
 
 
 def test_without_the_prometheus_operators_crds_the_layer_stops_before_any_change(site):

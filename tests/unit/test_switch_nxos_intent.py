@@ -211,7 +211,7 @@ def test_compare_on_a_factory_switch_has_every_concern_pending(intent):
     comparison = nxos.compare(intent, empty, "")
     assert comparison["steps"]["features"] == intent["features"]
     assert comparison["steps"]["vpc_interfaces"] == intent["vpc_interfaces"]
-    assert [c for c in nxos.CONCERNS if c not in comparison["steps"]["concerns"]] == ["vpc_domain", "released"]  # nothing decommissioned
+    assert [c for c in nxos.CONCERNS if c not in comparison["steps"]["concerns"]] == ["users", "vpc_domain", "released"]  # no metrics user, none decommissioned
     assert aipod_pending.problems(comparison["pending"]) == []
 
 

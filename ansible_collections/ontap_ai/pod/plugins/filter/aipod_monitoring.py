@@ -31,10 +31,12 @@ def aipod_alert_rules(model: Any) -> dict[str, Any]:
     return alert_rules(_model(model, "aipod_alert_rules"))
 
 
-def aipod_monitoring_plan(model: Any, ca_pem: Any = "") -> dict[str, Any]:
+def aipod_monitoring_plan(model: Any, ca_pem: Any = "", switch_ca_pem: Any = "") -> dict[str, Any]:
     if ca_pem is not None and not isinstance(ca_pem, str):
         raise AnsibleFilterError("aipod_monitoring_plan: ca_pem is the text of ontap.ca_file")
-    return deploy.monitoring_plan(_model(model, "aipod_monitoring_plan"), ca_pem or "")
+    if switch_ca_pem is not None and not isinstance(switch_ca_pem, str):
+        raise AnsibleFilterError("aipod_monitoring_plan: switch_ca_pem is the text of monitoring.harvest.switches.ca_file")
+    return deploy.monitoring_plan(_model(model, "aipod_monitoring_plan"), ca_pem or "", switch_ca_pem or "")
 
 
 def aipod_monitoring_secrets(plan: Any, values: Any) -> list[dict[str, Any]]:

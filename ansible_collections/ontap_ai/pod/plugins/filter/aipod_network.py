@@ -6,7 +6,7 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import cabling, ipplan, nvue, nxos
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import cabling, ipplan, nvue, nxos, nxos_users
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network import model as network_model
 
 PLAN_KEYS = ("switch", "platform", "mtu", "vlans", "ports", "port_channels", "member_ports", "peer_link", "vpc")
@@ -96,6 +96,15 @@ def aipod_cabling_document(model: Mapping, kind: str) -> str:
         raise AnsibleFilterError(f"aipod_cabling_document: {error}") from error
 
 
+def aipod_nxos_password_hash(password: Any, salt: str | None = None) -> str:
+    if not isinstance(password, str) or not password:
+        raise AnsibleFilterError("aipod_nxos_password_hash: expected a password (a non-empty string from the vault)")
+    try:
+        return nxos_users.sha256_crypt(password, salt or nxos_users.new_salt())
+    except ValueError as error:
+        raise AnsibleFilterError(f"aipod_nxos_password_hash: {error}") from error
+
+
 class FilterModule:
     """Switch-layer filters."""
 
@@ -106,6 +115,7 @@ class FilterModule:
             "aipod_nxos_pending": aipod_nxos_pending,
             "aipod_nxos_compare": aipod_nxos_compare,
             "aipod_nxos_missing_lines": aipod_nxos_missing_lines,
+            "aipod_nxos_password_hash": aipod_nxos_password_hash,
             "aipod_nvue_commands": aipod_nvue_commands,
             "aipod_nvue_release_commands": aipod_nvue_release_commands,
             "aipod_cabling_plan": aipod_cabling_plan,

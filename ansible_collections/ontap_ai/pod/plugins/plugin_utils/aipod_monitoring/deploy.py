@@ -39,6 +39,8 @@ HARVEST_COLLECTORS = ["Rest", "RestPerf", "Ems"]
 DASHBOARD_LABEL = "grafana_dashboard"
 HARVEST_CERT_DIR = "/opt/harvest/cert"
 HARVEST_SECRETS_DIR = "/opt/harvest/secrets"
+HARVEST_SWITCH_SECRETS_DIR = "/opt/harvest/switch-secrets"
+SWITCH_CA_KEY = "switch-ca.pem"
 CONFIG_CHECKSUM = "ontap-ai.pod/config-checksum"
 # The Prometheus Operator's CRDs of the kinds the layer declares: read (and declared) only where they exist.
 CRD_OF_KIND = {"PrometheusRule": "prometheusrules.monitoring.coreos.com", "ServiceMonitor": "servicemonitors.monitoring.coreos.com"}
@@ -115,11 +117,13 @@ def _harvest_endpoint(model: dict) -> tuple[str, str]:
 
 
 def harvest_config(model: dict) -> dict[str, Any]:
-    """harvest.yml: one poller for the pod's cluster, REST collectors, TLS verified, no secret in it."""
+    """harvest.yml: a poller for the pod's cluster (REST collectors) and one per Nexus switch the model
+    has Harvest watch (CiscoRest over NX-API); TLS verified, no secret in it."""
     name, addr = _harvest_endpoint(model)
     ontap = m.as_dict(model.get("ontap"))
+    datacenter = m.as_str(m.as_dict(model.get("pod")).get("name")) or name
     poller: dict[str, Any] = {
-        "datacenter": m.as_str(m.as_dict(model.get("pod")).get("name")) or name,
+        "datacenter": datacenter,
         "addr": addr,
         "collectors": list(HARVEST_COLLECTORS),
         "exporters": ["prometheus"],
@@ -128,28 +132,22 @@ def harvest_config(model: dict) -> dict[str, Any]:
     }
     if m.as_str(ontap.get("ca_file")):
         poller["ca_cert"] = f"{HARVEST_CERT_DIR}/ca.pem"
+    pollers = {name: poller}
+    for switch in harvest.switch_pollers(model):
+        # The switches' NX-API certificates are checked against the CA the model names for them.
+        pollers[switch["name"]] = {"datacenter": datacenter, "addr": switch["addr"], "collectors": ["CiscoRest"],
+                                   "exporters": ["prometheus"], "use_insecure_tls": False,
+                                   "credentials_file": f"{HARVEST_SWITCH_SECRETS_DIR}/credentials.yml",
+                                   "ca_cert": f"{HARVEST_CERT_DIR}/{SWITCH_CA_KEY}"}
     return {"Exporters": {"prometheus": {"exporter": "Prometheus", "local_http_addr": "0.0.0.0"}},  # noqa: S104 - scraped from Prometheus's pod
-            "Pollers": {name: poller}}
+            "Pollers": pollers}
 
 
-def harvest_objects(model: dict, namespace: str, ca_pem: str) -> list[dict[str, Any]]:
-    """The poller's ConfigMaps (harvest.yml, the CA), Deployment, Service and ServiceMonitor; its Secret is in secrets()."""
-    name = _harvest_endpoint(model)[0]
-    app = _app(name)
+def _poller_objects(model: dict, namespace: str, app: str, poller: str, mounts: list, volumes: list,
+                    checksum: str) -> list[dict[str, Any]]:
+    """One poller's Deployment (one poller per container, as Harvest's own chart runs them), Service and ServiceMonitor."""
     labels = {"app.kubernetes.io/name": "harvest", "app.kubernetes.io/instance": app}
     image = m.as_str(m.as_dict(m.as_dict(alerts.monitoring_section(model).get("harvest"))).get("image")) or HARVEST_IMAGE
-    ontap = m.as_dict(model.get("ontap"))
-    volumes: list[dict[str, Any]] = [{"name": "config", "configMap": {"name": f"{app}-config"}},
-                                     {"name": "credentials", "secret": {"secretName": f"{app}-credentials"}}]
-    mounts: list[dict[str, Any]] = [{"name": "config", "mountPath": "/opt/harvest.yml", "subPath": "harvest.yml", "readOnly": True},
-                                    {"name": "credentials", "mountPath": HARVEST_SECRETS_DIR, "readOnly": True}]
-    config_data = {"harvest.yml": _yaml(harvest_config(model))}
-    if m.as_str(ontap.get("ca_file")):
-        volumes.append({"name": "ca", "configMap": {"name": f"{app}-ca"}})
-        mounts.append({"name": "ca", "mountPath": HARVEST_CERT_DIR, "readOnly": True})
-    # Harvest reads harvest.yml and its CA at start (and a subPath mount never updates): a change of
-    # either rolls the poller, through this annotation of its pod template.
-    checksum = hashlib.sha256((config_data["harvest.yml"] + "\0" + ca_pem).encode("utf-8")).hexdigest()
     deployment = {
         "apiVersion": "apps/v1", "kind": "Deployment", "metadata": _metadata(app, namespace, **labels),
         "spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": {
@@ -158,7 +156,7 @@ def harvest_objects(model: dict, namespace: str, ca_pem: str) -> list[dict[str, 
                 "securityContext": {"runAsNonRoot": True, "runAsUser": 65534, "seccompProfile": {"type": "RuntimeDefault"}},
                 "containers": [{
                     "name": "poller", "image": image,
-                    "args": ["--poller", name, "--promPort", str(HARVEST_PORT), "--config", "/opt/harvest.yml"],
+                    "args": ["--poller", poller, "--promPort", str(HARVEST_PORT), "--config", "/opt/harvest.yml"],
                     "ports": [{"name": "metrics", "containerPort": HARVEST_PORT}],
                     "volumeMounts": mounts,
                     "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": False,
@@ -171,11 +169,46 @@ def harvest_objects(model: dict, namespace: str, ca_pem: str) -> list[dict[str, 
     monitor = {"apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor", "metadata": _metadata(app, namespace, **labels),
                "spec": {"selector": {"matchLabels": labels}, "endpoints": [{"port": "metrics", "interval":
                         m.as_str(alerts.monitoring_section(model).get("scrape_interval")) or "30s"}]}}
-    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _metadata(f"{app}-config", namespace, **labels), "data": config_data}
-    objects = [config, deployment, service, monitor]
+    return [deployment, service, monitor]
+
+
+def harvest_objects(model: dict, namespace: str, ca_pem: str, switch_ca_pem: str = "") -> list[dict[str, Any]]:
+    """The pollers' ConfigMaps (harvest.yml, the CAs) and each poller's Deployment, Service and
+    ServiceMonitor; their Secrets are in secrets(). A switch poller mounts the switches' credentials
+    only, the cluster's poller the cluster's only."""
+    name = _harvest_endpoint(model)[0]
+    app = _app(name)
+    labels = {"app.kubernetes.io/name": "harvest", "app.kubernetes.io/instance": app}
+    ontap = m.as_dict(model.get("ontap"))
+    switches = harvest.switch_pollers(model)
+    config_data = {"harvest.yml": _yaml(harvest_config(model))}
+    ca_data = {}
     if m.as_str(ontap.get("ca_file")):
-        objects.insert(1, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _metadata(f"{app}-ca", namespace, **labels),
-                           "data": {"ca.pem": ca_pem}})
+        ca_data["ca.pem"] = ca_pem
+    if switches:
+        ca_data[SWITCH_CA_KEY] = switch_ca_pem
+    config_mount = {"name": "config", "mountPath": "/opt/harvest.yml", "subPath": "harvest.yml", "readOnly": True}
+    shared_volumes: list[dict[str, Any]] = [{"name": "config", "configMap": {"name": f"{app}-config"}}]
+    shared_mounts: list[dict[str, Any]] = [config_mount]
+    if ca_data:
+        shared_volumes.append({"name": "ca", "configMap": {"name": f"{app}-ca"}})
+        shared_mounts.append({"name": "ca", "mountPath": HARVEST_CERT_DIR, "readOnly": True})
+    # Harvest reads harvest.yml and its CAs at start (and a subPath mount never updates): a change of
+    # either rolls the pollers, through this annotation of their pod template.
+    checksum = hashlib.sha256((config_data["harvest.yml"] + "\0" + "\0".join(ca_data.values())).encode("utf-8")).hexdigest()
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _metadata(f"{app}-config", namespace, **labels), "data": config_data}
+    objects = [config]
+    if ca_data:
+        objects.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": _metadata(f"{app}-ca", namespace, **labels), "data": ca_data})
+    objects += _poller_objects(
+        model, namespace, app, name,
+        shared_mounts + [{"name": "credentials", "mountPath": HARVEST_SECRETS_DIR, "readOnly": True}],
+        shared_volumes + [{"name": "credentials", "secret": {"secretName": f"{app}-credentials"}}], checksum)
+    for switch in switches:
+        objects += _poller_objects(
+            model, namespace, _app(switch["name"]), switch["name"],
+            shared_mounts + [{"name": "credentials", "mountPath": HARVEST_SWITCH_SECRETS_DIR, "readOnly": True}],
+            shared_volumes + [{"name": "credentials", "secret": {"secretName": f"{app}-switch-credentials"}}], checksum)
     return objects
 
 
@@ -186,23 +219,30 @@ def secrets(model: dict, namespace: str, install_stack: bool) -> list[dict[str, 
     if account:
         name = _harvest_endpoint(model)[0]
         found.append({"name": f"{_app(name)}-credentials", "namespace": namespace, "kind": "harvest",
-                      "variable": account["password_variable"], "username": account["username"], "poller": name})
+                      "variable": account["password_variable"], "username": account["username"], "pollers": [name]})
+        switch_account = harvest.switch_account(model)
+        switches = [switch["name"] for switch in harvest.switch_pollers(model)]
+        if switch_account and switches:
+            found.append({"name": f"{_app(name)}-switch-credentials", "namespace": namespace, "kind": "harvest",
+                          "variable": switch_account["password_variable"], "username": switch_account["username"],
+                          "pollers": switches})
     if install_stack:
         found.append({"name": GRAFANA_SECRET, "namespace": namespace, "kind": "grafana", "variable": GRAFANA_PASSWORD_VARIABLE,
-                      "username": "admin", "poller": ""})
+                      "username": "admin", "pollers": []})
     return found
 
 
-def monitoring_plan(model: dict, ca_pem: str = "") -> dict[str, Any]:
+def monitoring_plan(model: dict, ca_pem: str = "", switch_ca_pem: str = "") -> dict[str, Any]:
     """{enabled, namespace, stack, objects, secrets, ca_file}; ca_pem is the text of ontap.ca_file, which Harvest
-    verifies the cluster's certificate against."""
+    verifies the cluster's certificate against, and switch_ca_pem that of monitoring.harvest.switches.ca_file,
+    for the switches' NX-API certificates."""
     section = alerts.monitoring_section(model)
     namespace = m.as_str(section.get("namespace")) or NAMESPACE
     stack = stack_plan(model)
     enabled = alerts.enabled(model)
     rules = {"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
              "metadata": _metadata("aipod-alerts", namespace), "spec": alerts.alert_rules(model) if enabled else {}}
-    objects = ([rules] + harvest_objects(model, namespace, ca_pem) + dashboards.config_maps(model, namespace, DASHBOARD_LABEL, MANAGED_BY_LABEL)
+    objects = ([rules] + harvest_objects(model, namespace, ca_pem, switch_ca_pem) + dashboards.config_maps(model, namespace, DASHBOARD_LABEL, MANAGED_BY_LABEL)
                if enabled else [])
     kinds = [{"kind": kind, "api_version": version, "crd": CRD_OF_KIND.get(kind)}
              for kind, version in dict.fromkeys((o["kind"], o["apiVersion"]) for o in objects + [
@@ -221,7 +261,8 @@ def secret_manifests(plan: dict, values: list) -> list[dict[str, Any]]:
     for secret, value in zip(declared, m.as_list(values)):
         if secret["kind"] == "harvest":
             # Harvest's credentials_file has harvest.yml's shape; the password is YAML data, never YAML text.
-            data = {"credentials.yml": _yaml({"Pollers": {secret["poller"]: {"username": secret["username"], "password": str(value)}}})}
+            data = {"credentials.yml": _yaml({"Pollers": {poller: {"username": secret["username"], "password": str(value)}
+                                                          for poller in secret["pollers"]}})}
         else:
             data = {"admin-user": secret["username"], "admin-password": str(value)}
         manifests.append({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",

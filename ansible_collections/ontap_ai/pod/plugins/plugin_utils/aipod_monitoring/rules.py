@@ -1,14 +1,19 @@
 """Rules of the model's `monitoring` section: where Prometheus keeps its data, how often it scrapes,
-and Harvest's account."""
+and Harvest's accounts on the cluster and the switches."""
 from __future__ import annotations
 
 import re
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_monitoring import alerts
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_monitoring import alerts, harvest
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
 
 HARVEST_ACCOUNT = "harvest"
+# NX-OS's own accounts and the names it reserves for the system (Cisco's security configuration guide):
+# a Harvest user by one of these names would take over, or be refused by, the switch.
+NXOS_RESERVED_USERS = frozenset({"admin", "adm", "bin", "daemon", "ftp", "ftpuser", "games", "gdm", "gopher", "halt", "lp", "mail",
+                                 "mailnull", "man", "mtsuser", "news", "nobody", "nscd", "operator", "root", "rpc", "rpcuser",
+                                 "shutdown", "sync", "sys", "uucp", "xfs"})
 # Below this, a scrape of every DCGM exporter and Harvest poller costs more than it tells (DeepOps' 1 s).
 MIN_SCRAPE_SECONDS = 10
 _INTERVAL = re.compile(r"^([0-9]+)(s|m)$")
@@ -62,4 +67,31 @@ def harvest_account(ctx: Context) -> None:
                           f"across the cluster, and one account cannot hold both roles (ontap.svms[{index}].{key})")
 
 
-RULES = [storage_class, scrape_interval, harvest_account]
+def harvest_switches(ctx: Context) -> None:
+    """Switch metrics (monitoring.harvest.switches): TLS verified against a CA the model names, a user of
+    Harvest's own, and Nexus switches to poll (CiscoRest reads NX-OS only)."""
+    section = harvest.switches_section(ctx.model)
+    if section.get("enabled") is not True:
+        return
+    path = ("monitoring", "harvest", "switches")
+    if not alerts.enabled(ctx.model):
+        ctx.warning("monitoring", path + ("enabled",), "switch metrics are asked for while monitoring.enabled is not true",
+                    "turn on monitoring.enabled, or leave monitoring.harvest.switches out")
+        return
+    if not m.as_str(section.get("ca_file")):
+        ctx.error("monitoring", path + ("enabled",), "Harvest would poll the switches' NX-API without a CA to verify their certificates",
+                  "give monitoring.harvest.switches.ca_file: the PEM CA that signed each switch's NX-API certificate")
+    name = m.as_str(section.get("username")) or harvest.SWITCH_ACCOUNT
+    if name.lower() in NXOS_RESERVED_USERS:
+        ctx.error("monitoring", path + ("username",) if section.get("username") else path + ("enabled",),
+                  f"Harvest's switch user {name!r} is NX-OS's own account or a name it reserves; the run would make it a read-only user",
+                  "name a user of the pod's own, e.g. monitoring.harvest.switches.username: harvest")
+    platforms = {m.as_str(m.as_dict(data).get("platform")) for data in m.hosts_of_kind(ctx.model, "switch").values()}
+    if "nxos" not in platforms:
+        ctx.warning("monitoring", path + ("enabled",),
+                    f"no switch of the model runs NX-OS ({', '.join(sorted(p for p in platforms if p)) or 'none'}): "
+                    "Harvest's CiscoRest collector polls none",
+                    "leave monitoring.harvest.switches out; docs/monitoring.md (Switches) says how Cumulus Linux exports its own telemetry")
+
+
+RULES = [storage_class, scrape_interval, harvest_account, harvest_switches]

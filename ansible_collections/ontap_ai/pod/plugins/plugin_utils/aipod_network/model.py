@@ -16,6 +16,7 @@ import contextvars
 from collections.abc import Iterator
 from typing import Any
 
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_monitoring import harvest
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.characters import hidden_characters
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.model import (
     as_dict,
@@ -487,7 +488,7 @@ def switch_plan(model: dict, switch: str) -> dict:
     """Everything one switch gets, derived from the model.
 
     {switch, platform, mtu, vlans[{id, name}], ports[...], port_channels[...], member_ports[...],
-    peer_link, vpc, roce, released}.
+    peer_link, vpc, roce, released, metrics_user}.
     A port or port-channel: {name, description, mode, access_vlan, trunk_vlans, native_vlan, mtu,
     speed, pfc, jumbo, networks, far_end}; port-channels add {id, vpc, members}. Names follow the
     platform: port-channel11 / bond11, and the peer link is port-channel<id> / peerlink.
@@ -558,6 +559,9 @@ def _switch_plan(model: dict, switch: str) -> dict:
                 "keepalive_destination": as_str(peer_data.get("mgmt_address"))} if vpc else None,
         "roce": any(entry["pfc"] for entry in ports + port_channels),
         "released": released,
+        # Harvest's read-only user, with NX-API, when the model has Harvest poll the switches (NX-OS only).
+        "metrics_user": {"name": metrics["username"], "role": metrics["role"], "password_variable": metrics["password_variable"]}
+        if (metrics := harvest.switch_account(model)) and platform == "nxos" else None,
     }
 
 

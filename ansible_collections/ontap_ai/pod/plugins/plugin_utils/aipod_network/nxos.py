@@ -21,6 +21,7 @@ from typing import Any
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network.model import UNUSED_DESCRIPTION, is_uplink
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network.nxos_users import pending_users
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_network.vlans import compress, expand
 
 Item = dict[str, Any]
@@ -256,6 +257,10 @@ def intent(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) ->
     if vpc:
         features.append("vpc")
     features.append("lldp")
+    users = []
+    if plan.get("metrics_user"):
+        features.append("nxapi")  # Harvest's CiscoRest collector reads the switch over NX-API
+        users.append(dict(plan["metrics_user"]))
     vpc_args = None
     vpc_interfaces: list[dict[str, Any]] = []
     if vpc:
@@ -283,6 +288,7 @@ def intent(plan: Mapping[str, Any], options: Mapping[str, Any] | None = None) ->
         "trunk_config": trunk_config(l2_interfaces),
         "policy_names": names,
         "released": plan.get("released") or {"ports": [], "port_channels": []},
+        "users": users,
     }
     result["compare_config"] = compare_config(result) + result["qos_config"] + result["port_config"]
     problem = next(_cli_text_problems(result), None)
@@ -541,7 +547,7 @@ def stray_channel_groups(intent_: Mapping[str, Any], running: str) -> list[dict[
 
 
 # The parts of the switch_nxos role's configuration, in the order it applies them.
-CONCERNS = ("features", "vlans", "qos", "interfaces", "port_channels", "vpc_domain", "vpc_members", "released")
+CONCERNS = ("features", "users", "vlans", "qos", "interfaces", "port_channels", "vpc_domain", "vpc_members", "released")
 
 
 # Lines that open a section of the running configuration: a missing line below one belongs to it.
@@ -589,6 +595,7 @@ def compare(intent_: Mapping[str, Any], gathered: Mapping[str, Any], running: st
     vpc = intent_.get("vpc") or {}
     by_concern = {
         "features": [pending_item(f"feature {name}", action="create") for name in features],
+        "users": pending_users(intent_.get("users") or [], running),
         "vlans": _pending_vlans(intent_, gathered),
         "qos": _line_items(missing_lines(qos_text, running), "QoS", "the running configuration lacks") if qos_text else [],
         "interfaces": [pending_item(entry["parents"][0].replace("interface ", ""), "channel-group",

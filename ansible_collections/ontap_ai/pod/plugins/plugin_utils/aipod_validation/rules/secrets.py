@@ -42,6 +42,8 @@ def secrets(ctx: Context) -> None:
             needed[deploy.GRAFANA_PASSWORD_VARIABLE] = ("monitoring", "enabled")
     if ctx.switches:
         needed["vault_switch_admin_password"] = ("groups", "switches")
+    if harvest.switch_account(ctx.model) and harvest.switch_pollers(ctx.model):
+        needed[harvest.SWITCH_PASSWORD_VARIABLE] = ("monitoring", "harvest", "switches", "enabled")
     for copy_peer in datasets_model.peers_in_use(ctx.model):
         needed[datasets_model.peer_password_variable(copy_peer)] = ("ontap", "peers")
     if any(m.as_dict(b).get("driver") == "azure-netapp-files" for b in m.as_list(m.as_dict(ctx.model.get("trident")).get("backends"))):
@@ -59,7 +61,8 @@ OUTSIDE_SWITCH = "allow_files_outside_inventory"
 SITE_FILES = ((("ontap", "ca_file"), "CA file", False),
               (("kubernetes", "existing", "kubeconfig"), "kubeconfig", True),
               (("gpu", "operator", "chart_file"), "chart archive", True),
-              (("monitoring", "stack", "chart_file"), "chart archive", True))
+              (("monitoring", "stack", "chart_file"), "chart archive", True),
+              (("monitoring", "harvest", "switches", "ca_file"), "CA file", False))
 
 
 def files(ctx: Context) -> None:
