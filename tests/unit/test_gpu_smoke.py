@@ -163,3 +163,18 @@ def test_an_image_that_cannot_be_pulled_fails_instead_of_waiting():
         {"state": {"waiting": {"reason": "ImagePullBackOff", "message": "Back-off pulling image"}}}]}}
     [check, *_] = gpu_smoke.judge_smoke(smoke, [failed(name, "DeadlineExceeded")], [], pods=[stuck])
     assert check["status"] == "fail" and "cannot start" in check["detail"] and "ImagePullBackOff" in check["detail"]
+
+
+def test_each_job_follows_its_dgxs_node_on_an_adopted_cluster_and_a_missing_node_gets_none():
+    """An adopted cluster names its nodes by FQDN: the Job is pinned by the hostname label that Node carries."""
+    model = copy.deepcopy(SITE.model)
+    model.setdefault("gpu", {})["smoke_test"] = {"enabled": True}
+    model["gpu"].setdefault("mig", {})["strategy"] = "single"
+    nodes = [{"metadata": {"name": f"{host}.example.net", "labels": {"kubernetes.io/hostname": f"{host}.example.net"}}}
+             for host in ("dgx01", "dgx02", "dgx03")]
+    smoke = gpu_smoke.smoke_plan(model, nodes)
+    assert [(j["host"], j["manifest"]["spec"]["template"]["spec"]["nodeSelector"]["kubernetes.io/hostname"]) for j in smoke["jobs"]] == [
+        ("dgx01", "dgx01.example.net"), ("dgx02", "dgx02.example.net"), ("dgx03", "dgx03.example.net")]
+    assert smoke["skipped"] == [{"host": "dgx04", "reason": "it is no node of the cluster"}]
+    checks = {c["name"]: c for c in gpu_smoke.judge_smoke(smoke, [], [], not_run="check mode creates nothing")}
+    assert checks["gpu_smoke:dgx04"]["status"] == "not_checked" and "no node of the cluster" in checks["gpu_smoke:dgx04"]["detail"]

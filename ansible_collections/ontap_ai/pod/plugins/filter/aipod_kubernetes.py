@@ -160,8 +160,10 @@ def _require_smoke_plan(plan: Any, name: str) -> dict:
     return dict(plan)
 
 
-def aipod_gpu_smoke_plan(model: Mapping) -> dict[str, Any]:
-    return gpu_smoke.smoke_plan(_require_model(model, "aipod_gpu_smoke_plan"))
+def aipod_gpu_smoke_plan(model: Mapping, nodes: Any = None) -> dict[str, Any]:
+    if nodes is not None and not isinstance(nodes, list):
+        raise AnsibleFilterError("aipod_gpu_smoke_plan: nodes are the cluster's Node objects")
+    return gpu_smoke.smoke_plan(_require_model(model, "aipod_gpu_smoke_plan"), nodes)
 
 
 def aipod_gpu_smoke_finished(plan: Any, jobs: Any) -> bool:

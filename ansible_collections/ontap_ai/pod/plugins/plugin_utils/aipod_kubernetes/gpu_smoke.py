@@ -11,7 +11,7 @@ import hashlib
 import re
 from typing import Any
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import gpu
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes import gpu, verify
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_kubernetes.trident import MANAGED_BY_LABEL
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 
@@ -76,8 +76,20 @@ def job_manifest(name: str, node: str, namespace: str, image: str, timeout: int)
     }
 
 
-def smoke_plan(model: dict) -> dict[str, Any]:
-    """{enabled, namespace, image, timeout, jobs [{host, name, manifest}]}: one Job per DGX worker."""
+def _node_hostnames(nodes: list | None, hosts: list[str]) -> dict[str, str]:
+    """host -> the kubernetes.io/hostname its Node carries (an adopted cluster may name it dgx05.example.net)."""
+    by_name = {m.as_str(m.as_dict(n.get("metadata")).get("name")): n for n in nodes or [] if isinstance(n, dict)}
+    found = {}
+    for host, node in verify.nodes_of_hosts(nodes or [], hosts).items():
+        labels = m.as_dict(m.as_dict(m.as_dict(by_name.get(node["name"])).get("metadata")).get("labels"))
+        found[host] = m.as_str(labels.get("kubernetes.io/hostname")) or node["name"]
+    return found
+
+
+def smoke_plan(model: dict, nodes: list | None = None) -> dict[str, Any]:
+    """{enabled, namespace, image, timeout, jobs [{host, name, manifest}], skipped [{host, reason}]}: one Job per
+    DGX worker. nodes: the cluster's Node objects, to pin each Job to its DGX's Node by the hostname label the
+    Node carries (None: the inventory name); a DGX that is no Node of the cluster gets no Job."""
     section = smoke_section(model)
     operator = gpu.operator_plan(model)
     namespace = m.as_str(section.get("namespace")) or operator["namespace"]
@@ -87,11 +99,13 @@ def smoke_plan(model: dict) -> dict[str, Any]:
     # With the mixed strategy, a DGX cut into MIG slices offers nvidia.com/mig-<profile>, no whole nvidia.com/gpu.
     mixed = m.as_str(m.as_dict(gpu.gpu_section(model).get("mig")).get("strategy")) == "mixed"
     sliced = {node["host"] for node in operator["nodes"] if mixed and node.get("mig_layout") not in (None, "all-disabled")}
-    jobs = [{"host": node["host"], "name": job_name(node["host"]),
-             "manifest": job_manifest(job_name(node["host"]), node["host"], namespace, image, timeout)}
-            for node in operator["nodes"] if node["host"] not in sliced]
+    hosts = [node["host"] for node in operator["nodes"]]
+    hostnames = {host: host for host in hosts} if nodes is None else _node_hostnames(nodes, hosts)
+    jobs = [{"host": host, "name": job_name(host), "manifest": job_manifest(job_name(host), hostnames[host], namespace, image, timeout)}
+            for host in hosts if host not in sliced and host in hostnames]
     skipped = [{"host": node["host"], "reason": f"its GPUs are MIG slices ({node['mig_layout']}, mixed strategy): no whole "
                 "nvidia.com/gpu to hold"} for node in operator["nodes"] if node["host"] in sliced]
+    skipped += [{"host": host, "reason": "it is no node of the cluster"} for host in hosts if host not in sliced and host not in hostnames]
     return {"enabled": section.get("enabled") is True and bool(jobs), "namespace": namespace, "image": image,
             "timeout": timeout, "jobs": jobs, "skipped": skipped, "selector": SELECTOR}
 
