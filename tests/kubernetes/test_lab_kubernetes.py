@@ -57,9 +57,16 @@ def cluster():
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, cluster):
-    """A copy of inventories/lab that adopts the lab's API server by absolute kubeconfig path."""
+    """A copy of inventories/lab that adopts the lab's API server by absolute kubeconfig path. Its pod is
+    not watched: these tests run the Trident layer alone, and the monitoring layer's objects (which
+    verification would then miss) are test_monitoring_layer.py's."""
     root = tmp_path_factory.mktemp("site")
-    return {"inventory": lab_site_copy(root), "tmp": root}
+    inventory = lab_site_copy(root)
+    monitoring = inventory / "group_vars" / "all" / "monitoring.yml"
+    data = yaml.safe_load(monitoring.read_text())
+    data["monitoring"]["enabled"] = False
+    monitoring.write_text("---\n" + yaml.safe_dump(data, sort_keys=False))
+    return {"inventory": inventory, "tmp": root}
 
 
 def edit_trident(site, change) -> None:

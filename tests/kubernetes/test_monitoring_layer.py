@@ -89,6 +89,15 @@ def test_the_layer_declares_rules_harvest_and_the_dashboard_and_a_second_run_cha
     second = kubernetes_layer(site)
     assert recap(second.stdout)["changed"] == 0, second.stdout[-3000:]
 
+    # Verification sees the rules loaded and the poller's pod available (KWOK reports it Ready; nothing runs in it).
+    report = tmp_path / "kubernetes-verify.json"
+    run_playbook(site["tmp"], "-i", str(site["inventory"] / "hosts.yml"), "playbooks/verify_kubernetes.yml",
+                 "-e", f"verify_kubernetes_report={report}", "-e", "verify_kubernetes_claim_timeout=2", check=False)
+    checks = {c["name"]: c for c in json.loads(report.read_text())["checks"]}
+    assert checks["monitoring_rules"]["status"] == "pass", checks["monitoring_rules"]
+    assert checks["harvest_pollers"] == {"name": "harvest_pollers", "status": "pass",
+                                         "detail": "1 Harvest poller(s) available: harvest-lab-ontap"}
+
 
 def test_a_hand_edit_is_previewed_then_put_back(site):
     subprocess.run([*KUBECTL, "-n", "monitoring", "patch", "configmap", "harvest-lab-ontap-config", "--type=merge",

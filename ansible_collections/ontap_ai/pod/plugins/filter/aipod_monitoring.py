@@ -1,8 +1,9 @@
 """Filters that hand the monitoring layer values derived from the site model.
 
-Docs: aipod_alert_rules.yml, aipod_monitoring_plan.yml, aipod_monitoring_secrets.yml and
-aipod_monitoring_pending.yml beside this file. The derivations live in
-plugins/plugin_utils/aipod_monitoring/ (alerts.py, deploy.py, dashboards.py), unit-tested without Ansible.
+Docs: aipod_alert_rules.yml, aipod_monitoring_plan.yml, aipod_monitoring_secrets.yml,
+aipod_monitoring_pending.yml and aipod_judge_monitoring.yml beside this file. The derivations live in
+plugins/plugin_utils/aipod_monitoring/ (alerts.py, deploy.py, dashboards.py, verify.py), unit-tested
+without Ansible.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_monitoring import deploy
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_monitoring import deploy, verify
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_monitoring.alerts import alert_rules
 
 
@@ -57,9 +58,16 @@ def aipod_monitoring_pending(plan: Any, existing: Any, secrets: Any, release: An
                           dict(release) if release else None, list(crds or []), str(field_manager))
 
 
+def aipod_judge_monitoring(plan: Any, crds: Any, rules: Any, deployments: Any) -> list[dict[str, str]]:
+    if not all(isinstance(value, list) for value in (crds, rules, deployments)):
+        raise AnsibleFilterError("aipod_judge_monitoring: expected the CRD names, the PrometheusRules and the Deployments as lists")
+    return verify.judge(_plan(plan, "aipod_judge_monitoring"), crds, rules, deployments)
+
+
 class FilterModule:
     """Monitoring filters of the site model."""
 
     def filters(self):
         return {"aipod_alert_rules": aipod_alert_rules, "aipod_monitoring_plan": aipod_monitoring_plan,
-                "aipod_monitoring_secrets": aipod_monitoring_secrets, "aipod_monitoring_pending": aipod_monitoring_pending}
+                "aipod_monitoring_secrets": aipod_monitoring_secrets, "aipod_monitoring_pending": aipod_monitoring_pending,
+                "aipod_judge_monitoring": aipod_judge_monitoring}
