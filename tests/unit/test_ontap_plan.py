@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import pytest
 from ontap_lab.api import Api
 from ontap_lab.seed import set_admin_password
 from ontap_lab.state import State
 from ontap_lab_client import ADMIN_PASSWORD, LAB_MODEL, REPO, Client, fresh_api
+from project_paths import LAB, LAB_VAULT_PASSWORD, make_decryptor
 
 from ansible_collections.ontap_ai.pod.plugins.module_utils import aipod_pending
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_ontap import plan as ontap_plan
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_validation.validate import validate_site
 
 GOLDEN = REPO / "tests" / "golden" / "ontap_lab_converged.json"
 # What each role reads: (API, fields, extra query), as in roles/ontap_*/tasks/compare.yml.
@@ -45,8 +48,8 @@ def read(client: Client, area: str) -> dict:
     return {api: {"records": client.records(api, fields=fields, **extra)} for api, fields, extra in READS[area]}
 
 
-def plan(client: Client, area: str, model: dict | None = None) -> dict:
-    return ontap_plan.plan(model or LAB_MODEL, read(client, area), area, OPTIONS.get(area, {}))
+def plan(client: Client, area: str, model: dict | None = None, options: dict | None = None) -> dict:
+    return ontap_plan.plan(model or LAB_MODEL, read(client, area), area, {**OPTIONS.get(area, {}), **(options or {})})
 
 
 @pytest.fixture
@@ -231,6 +234,9 @@ def test_a_data_set_its_aggregates_cannot_hold_is_refused_with_its_key_before_an
     [refusal] = [e for e in result["errors"] if "imagenet" in e]
     assert "more than its aggregates (lab_ontap_01_ssd_1, lab_ontap_02_ssd_1) hold in all (133.31 TiB)" in refusal
     assert "lower datasets[0].size," in refusal
+    # The validation hands the storage layer where each size was written: the refusal names the line.
+    located = plan(Client(fresh_api()), "flexgroups", model, {"locations": {"datasets[0].size": "group_vars/all/datasets.yml:7"}})
+    assert "lower datasets[0].size (group_vars/all/datasets.yml:7)," in [e for e in located["errors"] if "imagenet" in e][0]
 
 
 def test_a_thick_volume_needs_its_share_free_on_each_aggregate_and_a_thin_one_does_not():
@@ -438,3 +444,12 @@ def test_a_data_set_volume_says_whose_it_is():
     assert volume["comment"] == "aipod data set imagenet"
     assert datasets_model.dataset_of_comment(volume["comment"]) == "imagenet"
     assert datasets_model.dataset_of_comment("netapp-dataops") is None and datasets_model.dataset_of_comment(None) is None
+
+
+
+def test_the_validation_locates_every_key_that_sizes_a_volume():
+    report = validate_site(str(LAB), decrypt=make_decryptor(LAB_VAULT_PASSWORD), check_files=False)
+    locations = report.as_dict()["size_locations"]
+    assert set(locations) == set(ontap_plan.size_keys(report.site.model))
+    assert re.fullmatch(r".*inventories/lab/group_vars/all/datasets\.yml:[0-9]+", locations["datasets[0].size"])
+    assert re.fullmatch(r".*inventories/lab/group_vars/all/ontap\.yml:[0-9]+", locations["ontap.svms[0].flexgroups[0].size"])

@@ -472,7 +472,7 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
                                             gdd=gdd and "granular_data_mode" in changes,
                                             autosize=bool({"autosize_mode", "autosize_maximum"} & set(changes))))
     if "storage/aggregates" in m.as_dict(info):
-        errors.extend(space_refusals(model, plan["flexgroups"], records(info, "storage/aggregates")))
+        errors.extend(space_refusals(model, plan["flexgroups"], records(info, "storage/aggregates"), options.get("locations")))
     # A volume the storage layer made for a data set the model no longer has: reported, never deleted.
     kept = {(v["svm"], v["name"]) for v in datasets.volumes(model)}
     plan["left"] = [{"key": f"{dig(v, 'svm.name')}:{v.get('name')}", "dataset": datasets.dataset_of_comment(v.get("comment"))}
@@ -481,29 +481,45 @@ def plan_flexgroups(model: dict, info: Any, options: dict | None = None) -> dict
     return plan
 
 
-def _size_key(model: dict, svm: str, name: str) -> str:
-    """The model key that sizes this volume: the data set's or the FlexGroup's."""
+def size_keys(model: dict) -> dict[str, tuple]:
+    """The model keys that size a volume the storage layer makes (each data set's, each FlexGroup's),
+    as written in a refusal, with their paths in the model (for the validator to locate)."""
+    keys: dict[str, tuple] = {}
+    for index, _entry in enumerate(m.as_list(model.get("datasets"))):
+        keys[f"datasets[{index}].size"] = ("datasets", index, "size")
+    for svm_index, entry in enumerate(m.as_list(m.as_dict(model.get("ontap")).get("svms"))):
+        for fg_index, _flexgroup in enumerate(m.as_list(m.as_dict(entry).get("flexgroups"))):
+            keys[f"ontap.svms[{svm_index}].flexgroups[{fg_index}].size"] = ("ontap", "svms", svm_index, "flexgroups", fg_index, "size")
+    return keys
+
+
+def _size_key(model: dict, svm: str, name: str, locations: dict | None = None) -> str:
+    """The model key that sizes this volume (the data set's or the FlexGroup's), with the file and line
+    it was written at when the validator located it."""
+    key = "its size"
     for index, entry in enumerate(m.as_list(model.get("datasets"))):
         if m.as_dict(entry).get("name") == name and m.as_dict(entry).get("svm") == svm:
-            return f"datasets[{index}].size"
+            key = f"datasets[{index}].size"
     for svm_index, entry in enumerate(m.as_list(m.as_dict(model.get("ontap")).get("svms"))):
         for fg_index, flexgroup in enumerate(m.as_list(m.as_dict(entry).get("flexgroups"))):
-            if m.as_dict(entry).get("name") == svm and m.as_dict(flexgroup).get("name") == name:
-                return f"ontap.svms[{svm_index}].flexgroups[{fg_index}].size"
-    return "its size"
+            if key == "its size" and m.as_dict(entry).get("name") == svm and m.as_dict(flexgroup).get("name") == name:
+                key = f"ontap.svms[{svm_index}].flexgroups[{fg_index}].size"
+    where = m.as_str(m.as_dict(locations).get(key))
+    return f"{key} ({where})" if where else key
 
 
 def _tebibytes(count: int) -> str:
     return f"{count / 1024**4:.2f} TiB"
 
 
-def space_refusals(model: dict, items: list[dict], aggregates: list[dict]) -> list[str]:
+def space_refusals(model: dict, items: list[dict], aggregates: list[dict], locations: dict | None = None) -> list[str]:
     """Volumes to create or grow that their aggregates cannot hold, found before the storage layer
     creates or grows one. Any volume, thin too, must fit in its aggregates' whole size: it could
     never be filled otherwise. A thick volume needs its share of the space it newly reserves free on
     each aggregate, as ONTAP checks it: the whole size when it is created or turned thick, the growth
     otherwise; the plan's volumes are counted together, each taking its share before the next.
-    Volumes ONTAP places itself (AFX) are ONTAP's to judge."""
+    Volumes ONTAP places itself (AFX) are ONTAP's to judge. locations: key -> "file:line", as the
+    validator found them (size_keys)."""
     by_name = {a.get("name"): a for a in aggregates if isinstance(a, dict)}
     free = {name: int(dig(a, "space.block_storage.available") or 0) for name, a in by_name.items()}
     refusals = []
@@ -516,7 +532,7 @@ def space_refusals(model: dict, items: list[dict], aggregates: list[dict]) -> li
         if not creating and not {"size", "space_guarantee"} & set(changes):
             continue
         size = int(want["size"] or 0)
-        where = _size_key(model, want["vserver"], want["name"])
+        where = _size_key(model, want["vserver"], want["name"], locations)
         volume = f"{want['vserver']}:{want['name']}"
         whole = sum(int(dig(by_name[n], "space.block_storage.size") or 0) for n in names)
         if whole and size > whole:

@@ -7,6 +7,7 @@ import os
 import time
 from typing import Any
 
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_ontap import plan as ontap_plan
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.exported import (
     is_file_inventory,
@@ -82,6 +83,9 @@ class Report:
             "sizing": self.sizing,
             "seconds": round(self.seconds, 3),
             "job_slice": self.job_slice,
+            # Where the keys that size a volume were written: a refusal the storage layer can only make
+            # against the cluster's free space (aggregates) names them at their file and line.
+            "size_locations": {key: str(self.site.locate(path)) for key, path in ontap_plan.size_keys(self.site.model).items()},
         }
 
     def text(self) -> str:
