@@ -6,12 +6,13 @@ data scientist's commands then work as that account. A second run changes nothin
 toolkit holds the cluster admin's password.
 
 A data set that leaves the model: the storage layer names its volume and leaves it, with its data
-and versions."""
+and versions. A data set its aggregates cannot hold stops the layer before any change."""
 from __future__ import annotations
 
 import json
 import os
 import pathlib
+import re
 import subprocess
 
 import pytest
@@ -20,6 +21,26 @@ from project_paths import LAB_VAULT_PASSWORD, REPO, make_decryptor
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]
 BIN = REPO / ".venv" / "bin"
+
+
+def test_a_data_set_its_aggregates_cannot_hold_stops_the_layer_before_any_change(private_lab):
+    """On a factory cluster (this module's first test): the aggregates' space is read before the roles
+    ahead of ontap_flexgroups make the SVM, so the refusal finds nothing made, and it names the line."""
+    path = private_lab.inventory / "group_vars" / "all" / "datasets.yml"
+    original = path.read_text()
+    data = yaml.safe_load(original)
+    data["datasets"][0].update(size="200TB", max_size="300TB")  # the lab's two aggregates hold 2 x 66.7 TiB
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    try:
+        rc, recap, output = private_lab.play()
+    finally:
+        path.write_text(original)
+    assert rc != 0
+    flat = " ".join(output.split())
+    assert "more than its aggregates (lab_ontap_01_ssd_1, lab_ontap_02_ssd_1) hold in all (133.31 TiB)" in flat, output[-3000:]
+    assert re.search(r"lower datasets\[0\]\.size \(\S*group_vars/all/datasets\.yml:[0-9]+\)", flat), flat[-2000:]
+    assert recap["lab-ontap"]["changed"] == 0
+    assert [svm["name"] for svm in private_lab.records("/api/svm/svms")] == []
 
 
 @pytest.fixture(scope="module")
