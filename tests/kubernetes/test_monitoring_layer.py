@@ -110,6 +110,35 @@ def test_a_hand_edit_is_previewed_then_put_back(site):
     assert "lab-ontap" in yaml.safe_load(config["data"]["harvest.yml"])["Pollers"]
 
 
+def test_the_sites_own_dashboards_are_loaded_pointed_at_the_stacks_prometheus(site):
+    """monitoring.dashboards names a directory of dashboards exported for import (as Harvest ships its
+    cmode set): each is declared as a ConfigMap the Grafana sidecar loads, its ${DS_PROMETHEUS}
+    input filled, and a second run changes nothing."""
+    inventory = site["inventory"]
+    folder = inventory / "files" / "dashboards" / "harvest"
+    folder.mkdir(parents=True)
+    exported = {"__inputs": [{"name": "DS_PROMETHEUS", "type": "datasource", "pluginId": "prometheus"}],
+                "title": "ONTAP: Volume", "uid": "cdot-volume",
+                "panels": [{"id": 1, "type": "timeseries", "datasource": "${DS_PROMETHEUS}",
+                            "targets": [{"expr": "volume_read_ops", "datasource": {"type": "prometheus", "uid": "${DS_PROMETHEUS}"}}]}]}
+    (folder / "volume.json").write_text(json.dumps(exported))
+    monitoring = inventory / "group_vars" / "all" / "monitoring.yml"
+    original = monitoring.read_text()
+    data = yaml.safe_load(original)
+    data["monitoring"]["dashboards"] = ["files/dashboards/harvest"]
+    monitoring.write_text(yaml.safe_dump(data))
+    try:
+        assert recap(kubernetes_layer(site).stdout)["changed"] > 0
+        config = kubectl_json("-n", "monitoring", "get", "configmap", "aipod-dashboard-volume")
+        assert config["metadata"]["labels"]["grafana_dashboard"] == "1"
+        board = json.loads(config["data"]["volume.json"])
+        assert "__inputs" not in board and board["panels"][0]["datasource"] == "prometheus"
+        assert board["panels"][0]["targets"][0]["datasource"] == {"type": "prometheus", "uid": "prometheus"}
+        assert recap(kubernetes_layer(site).stdout)["changed"] == 0
+    finally:
+        monitoring.write_text(original)
+
+
 def test_switch_metrics_give_each_nexus_nxapi_a_read_only_user_and_a_harvest_poller(site):
     """monitoring.harvest.switches on: the switch layer turns on NX-API and makes Harvest's user with
     NX-OS's network-operator role on both lab switches through cisco.nxos (its password sent as a

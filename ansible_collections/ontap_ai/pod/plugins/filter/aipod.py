@@ -102,12 +102,27 @@ def aipod_site_file(path: str, inventory_dir: str, files_dir: str | None = None)
     return resolve_site_file(path, files_dir or os.environ.get("AIPOD_SITE_FILES_DIR"), str(inventory_dir))
 
 
+def aipod_site_json_files(paths: Any, inventory_dir: str, files_dir: str | None = None) -> list[str]:
+    """The JSON files the model names (monitoring.dashboards): each a file, or a directory whose *.json are taken, in name order."""
+    if not isinstance(paths, list) or not all(isinstance(p, str) and p for p in paths):
+        raise AnsibleFilterError(f"aipod_site_json_files: expected a list of paths, got {paths!r}")
+    found: list[str] = []
+    for path in paths:
+        target = aipod_site_file(path, inventory_dir, files_dir)
+        if os.path.isdir(target):
+            found += sorted(os.path.join(target, name) for name in os.listdir(target) if name.lower().endswith(".json"))
+        else:
+            found.append(target)
+    return found
+
+
 class FilterModule:
     """Site-model filters."""
 
     def filters(self):
         return {
             "aipod_site_file": aipod_site_file,
+            "aipod_site_json_files": aipod_site_json_files,
             "aipod_model": aipod_model,
             "aipod_shared_layer_hosts": aipod_shared_layer_hosts,
             "aipod_data_lifs": aipod_data_lifs,

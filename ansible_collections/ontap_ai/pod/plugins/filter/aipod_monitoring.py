@@ -32,12 +32,19 @@ def aipod_alert_rules(model: Any) -> dict[str, Any]:
     return alert_rules(_model(model, "aipod_alert_rules"))
 
 
-def aipod_monitoring_plan(model: Any, ca_pem: Any = "", switch_ca_pem: Any = "") -> dict[str, Any]:
+def aipod_monitoring_plan(model: Any, ca_pem: Any = "", switch_ca_pem: Any = "", dashboard_files: Any = None) -> dict[str, Any]:
     if ca_pem is not None and not isinstance(ca_pem, str):
         raise AnsibleFilterError("aipod_monitoring_plan: ca_pem is the text of ontap.ca_file")
     if switch_ca_pem is not None and not isinstance(switch_ca_pem, str):
         raise AnsibleFilterError("aipod_monitoring_plan: switch_ca_pem is the text of monitoring.harvest.switches.ca_file")
-    return deploy.monitoring_plan(_model(model, "aipod_monitoring_plan"), ca_pem or "", switch_ca_pem or "")
+    if dashboard_files is not None and (not isinstance(dashboard_files, Mapping)
+                                        or not all(isinstance(text, str) for text in dashboard_files.values())):
+        raise AnsibleFilterError("aipod_monitoring_plan: dashboard_files maps a dashboard file's name to its text")
+    try:
+        return deploy.monitoring_plan(_model(model, "aipod_monitoring_plan"), ca_pem or "", switch_ca_pem or "",
+                                      dict(dashboard_files or {}))
+    except ValueError as error:
+        raise AnsibleFilterError(f"aipod_monitoring_plan: {error}") from error
 
 
 def aipod_monitoring_secrets(plan: Any, values: Any) -> list[dict[str, Any]]:

@@ -232,10 +232,12 @@ def secrets(model: dict, namespace: str, install_stack: bool) -> list[dict[str, 
     return found
 
 
-def monitoring_plan(model: dict, ca_pem: str = "", switch_ca_pem: str = "") -> dict[str, Any]:
+def monitoring_plan(model: dict, ca_pem: str = "", switch_ca_pem: str = "",
+                    dashboard_files: dict[str, str] | None = None) -> dict[str, Any]:
     """{enabled, namespace, stack, objects, secrets, ca_file}; ca_pem is the text of ontap.ca_file, which Harvest
     verifies the cluster's certificate against, and switch_ca_pem that of monitoring.harvest.switches.ca_file,
-    for the switches' NX-API certificates."""
+    for the switches' NX-API certificates; dashboard_files the site's dashboards (monitoring.dashboards),
+    {file name: its text}."""
     section = alerts.monitoring_section(model)
     namespace = m.as_str(section.get("namespace")) or NAMESPACE
     stack = stack_plan(model)
@@ -243,6 +245,7 @@ def monitoring_plan(model: dict, ca_pem: str = "", switch_ca_pem: str = "") -> d
     rules = {"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
              "metadata": _metadata("aipod-alerts", namespace), "spec": alerts.alert_rules(model) if enabled else {}}
     objects = ([rules] + harvest_objects(model, namespace, ca_pem, switch_ca_pem) + dashboards.config_maps(model, namespace, DASHBOARD_LABEL, MANAGED_BY_LABEL)
+               + dashboards.file_config_maps(dashboard_files or {}, namespace, DASHBOARD_LABEL, MANAGED_BY_LABEL)
                if enabled else [])
     kinds = [{"kind": kind, "api_version": version, "crd": CRD_OF_KIND.get(kind)}
              for kind, version in dict.fromkeys((o["kind"], o["apiVersion"]) for o in objects + [

@@ -2,9 +2,10 @@
 and Harvest's accounts on the cluster and the switches."""
 from __future__ import annotations
 
+import os
 import re
 
-from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_monitoring import alerts, harvest
+from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_monitoring import alerts, dashboards, harvest
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site import model as m
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.rule_context import Context
 
@@ -94,4 +95,47 @@ def harvest_switches(ctx: Context) -> None:
                     "leave monitoring.harvest.switches out; docs/monitoring.md (Switches) says how Cumulus Linux exports its own telemetry")
 
 
-RULES = [storage_class, scrape_interval, harvest_account, harvest_switches]
+def dashboard_files(ctx: Context) -> None:
+    """monitoring.dashboards: each entry inside the site's files, a .json file or a directory holding some;
+    each file a Grafana dashboard a ConfigMap can hold; no two with one name. Described, never quoted."""
+    entries = m.as_list(alerts.monitoring_section(ctx.model).get("dashboards"))
+    allow_outside = m.as_dict(m.as_dict(ctx.model.get("pod")).get("security")).get("allow_files_outside_inventory") is True
+    seen: dict[str, str] = {}
+    for index, entry in enumerate(entries):
+        path = ("monitoring", "dashboards", index)
+        if not isinstance(entry, str) or not entry:
+            continue
+        outside = ctx.site.site_file_outside(entry)
+        if outside and not allow_outside:
+            ctx.error("file", path, f"dashboard {entry} {outside}", "put it under the inventory (e.g. files/dashboards/) and name it relative to it")
+            continue
+        if not ctx.check_files:
+            continue
+        target = ctx.site.site_file(entry)
+        if os.path.isdir(target):
+            files = sorted(name for name in os.listdir(target) if name.lower().endswith(".json"))
+            if not files:
+                ctx.error("file", path, f"dashboard directory {entry} holds no .json file", "copy the dashboards' JSON files there")
+            targets = [(f"{entry.rstrip('/')}/{name}", os.path.join(target, name)) for name in files]
+        elif os.path.isfile(target):
+            targets = [(entry, target)]
+        else:
+            ctx.error("file", path, f"dashboard {entry} does not exist (looked at {target})",
+                      "copy the dashboard there (Harvest's are in its release's grafana/dashboards)")
+            continue
+        for shown, file_path in targets:
+            try:
+                with open(file_path, encoding="utf-8") as handle:
+                    problem = dashboards.dashboard_problem(handle.read(dashboards.MAX_DASHBOARD_BYTES + 1))
+            except (OSError, UnicodeDecodeError):
+                problem = "cannot be read as UTF-8 text"
+            if problem:
+                ctx.error("file", path, f"dashboard {shown} {problem}", "give a dashboard as Grafana exports it (JSON)")
+            slug = dashboards.dashboard_slug(shown)
+            if slug in seen:
+                ctx.error("file", path, f"dashboards {seen[slug]} and {shown} would both be loaded as {slug}",
+                          "rename one of them")
+            seen.setdefault(slug, shown)
+
+
+RULES = [storage_class, scrape_interval, harvest_account, harvest_switches, dashboard_files]
