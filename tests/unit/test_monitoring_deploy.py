@@ -160,3 +160,10 @@ def test_a_new_configuration_or_ca_rolls_the_poller():
     moved["ontap"]["mgmt_address"] = "10.61.218.30"
     assert len({checksum(SITE.model, CA), checksum(moved, CA), checksum(SITE.model, CA + "\n")}) == 3
     assert checksum(SITE.model, CA) == checksum(copy.deepcopy(SITE.model), CA)
+
+
+def test_the_cluster_pollers_pod_template_keeps_its_volume_order():
+    """Server-side apply compares lists by position: another order would restart the poller for nothing."""
+    deployment = by_key(plan()["objects"])["Deployment/harvest-aipod-a800"]["spec"]["template"]["spec"]
+    assert [v["name"] for v in deployment["volumes"]] == ["config", "credentials", "ca"]
+    assert [v["name"] for v in deployment["containers"][0]["volumeMounts"]] == ["config", "credentials", "ca"]

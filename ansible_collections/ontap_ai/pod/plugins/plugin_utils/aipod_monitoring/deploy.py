@@ -188,11 +188,16 @@ def harvest_objects(model: dict, namespace: str, ca_pem: str, switch_ca_pem: str
     if switches:
         ca_data[SWITCH_CA_KEY] = switch_ca_pem
     config_mount = {"name": "config", "mountPath": "/opt/harvest.yml", "subPath": "harvest.yml", "readOnly": True}
-    shared_volumes: list[dict[str, Any]] = [{"name": "config", "configMap": {"name": f"{app}-config"}}]
-    shared_mounts: list[dict[str, Any]] = [config_mount]
-    if ca_data:
-        shared_volumes.append({"name": "ca", "configMap": {"name": f"{app}-ca"}})
-        shared_mounts.append({"name": "ca", "mountPath": HARVEST_CERT_DIR, "readOnly": True})
+    ca_volumes = [{"name": "ca", "configMap": {"name": f"{app}-ca"}}] if ca_data else []
+    ca_mounts = [{"name": "ca", "mountPath": HARVEST_CERT_DIR, "readOnly": True}] if ca_data else []
+
+    def mounted(secret: str, directory: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """A poller's mounts and volumes, in the order earlier releases declared them (config, credentials, CA):
+        another order is a change of the pod template, which would restart the poller for nothing."""
+        return ([config_mount, {"name": "credentials", "mountPath": directory, "readOnly": True}] + ca_mounts,
+                [{"name": "config", "configMap": {"name": f"{app}-config"}},
+                 {"name": "credentials", "secret": {"secretName": secret}}] + ca_volumes)
+
     # Harvest reads harvest.yml and its CAs at start (and a subPath mount never updates): a change of
     # either rolls the pollers, through this annotation of their pod template.
     checksum = hashlib.sha256((config_data["harvest.yml"] + "\0" + "\0".join(ca_data.values())).encode("utf-8")).hexdigest()
@@ -200,15 +205,10 @@ def harvest_objects(model: dict, namespace: str, ca_pem: str, switch_ca_pem: str
     objects = [config]
     if ca_data:
         objects.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": _metadata(f"{app}-ca", namespace, **labels), "data": ca_data})
-    objects += _poller_objects(
-        model, namespace, app, name,
-        shared_mounts + [{"name": "credentials", "mountPath": HARVEST_SECRETS_DIR, "readOnly": True}],
-        shared_volumes + [{"name": "credentials", "secret": {"secretName": f"{app}-credentials"}}], checksum)
+    objects += _poller_objects(model, namespace, app, name, *mounted(f"{app}-credentials", HARVEST_SECRETS_DIR), checksum)
     for switch in switches:
-        objects += _poller_objects(
-            model, namespace, _app(switch["name"]), switch["name"],
-            shared_mounts + [{"name": "credentials", "mountPath": HARVEST_SWITCH_SECRETS_DIR, "readOnly": True}],
-            shared_volumes + [{"name": "credentials", "secret": {"secretName": f"{app}-switch-credentials"}}], checksum)
+        objects += _poller_objects(model, namespace, _app(switch["name"]), switch["name"],
+                                   *mounted(f"{app}-switch-credentials", HARVEST_SWITCH_SECRETS_DIR), checksum)
     return objects
 
 
