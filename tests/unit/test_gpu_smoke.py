@@ -178,3 +178,14 @@ def test_each_job_follows_its_dgxs_node_on_an_adopted_cluster_and_a_missing_node
     assert smoke["skipped"] == [{"host": "dgx04", "reason": "it is no node of the cluster"}]
     checks = {c["name"]: c for c in gpu_smoke.judge_smoke(smoke, [], [], not_run="check mode creates nothing")}
     assert checks["gpu_smoke:dgx04"]["status"] == "not_checked" and "no node of the cluster" in checks["gpu_smoke:dgx04"]["detail"]
+
+
+def test_an_opted_in_test_that_can_place_no_job_still_reports_each_dgx():
+    model = copy.deepcopy(SITE.model)
+    model.setdefault("gpu", {})["smoke_test"] = {"enabled": True}
+    model["gpu"].setdefault("mig", {})["strategy"] = "single"
+    smoke = gpu_smoke.smoke_plan(model, [])  # a cluster that has none of the DGX as a Node
+    assert smoke["enabled"] and smoke["jobs"] == [] and len(smoke["skipped"]) == 4
+    checks = gpu_smoke.judge_smoke(smoke, [], [], not_run="no DGX worker could take a Job")
+    assert sorted(c["name"] for c in checks) == [f"gpu_smoke:dgx0{n}" for n in range(1, 5)]
+    assert all(c["status"] == "not_checked" and "no node of the cluster" in c["detail"] for c in checks)

@@ -106,7 +106,8 @@ def smoke_plan(model: dict, nodes: list | None = None) -> dict[str, Any]:
     skipped = [{"host": node["host"], "reason": f"its GPUs are MIG slices ({node['mig_layout']}, mixed strategy): no whole "
                 "nvidia.com/gpu to hold"} for node in operator["nodes"] if node["host"] in sliced]
     skipped += [{"host": host, "reason": "it is no node of the cluster"} for host in hosts if host not in sliced and host not in hostnames]
-    return {"enabled": section.get("enabled") is True and bool(jobs), "namespace": namespace, "image": image,
+    # Opted in with DGX workers: each gets a check, a Job's or a skipped one's (no Job at all is said too).
+    return {"enabled": section.get("enabled") is True and bool(hosts), "namespace": namespace, "image": image,
             "timeout": timeout, "jobs": jobs, "skipped": skipped, "selector": SELECTOR}
 
 
