@@ -134,3 +134,24 @@ def test_cumulus_switches_are_not_polled_and_the_model_is_told():
     assert harvest.switch_pollers(model) == []
     assert network_model.switch_plan(model, "n3232c-a")["metrics_user"] is None
     assert any("CiscoRest collector polls none" in message for _, message in findings(model, "warning"))
+
+
+def test_the_switch_password_is_needed_only_when_a_nexus_is_polled():
+    def missing(model: dict, secrets: list) -> bool:
+        site = dataclasses.replace(SITE, model=model, findings=[], secrets=secrets)
+        return any(f.message == "the secret vault_switch_harvest_password is missing" for f in check_model(site, check_files=False))
+
+    with_secret = [*SITE.secrets, harvest.SWITCH_PASSWORD_VARIABLE]
+    assert missing(watched(), list(SITE.secrets)) and not missing(watched(), with_secret)
+    assert not missing(watched(cumulus_model()), list(SITE.secrets))  # nothing to poll
+    unwatched = watched()
+    unwatched["monitoring"]["enabled"] = False
+    assert not missing(unwatched, list(SITE.secrets))
+
+
+def test_the_switch_ca_is_checked_as_a_file_with_its_own_hint(tmp_path):
+    model = watched()
+    site = dataclasses.replace(SITE, model=model, findings=[], inventory_dir=str(tmp_path), files_dir=None,
+                               secrets=[*SITE.secrets, harvest.SWITCH_PASSWORD_VARIABLE])
+    found = [f for f in check_model(site) if f.key_path() == "monitoring.harvest.switches.ca_file"]
+    assert found and "does not exist" in found[0].message and "NX-API certificate" in found[0].hint

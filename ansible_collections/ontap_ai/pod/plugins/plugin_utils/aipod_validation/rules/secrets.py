@@ -95,14 +95,17 @@ def files(ctx: Context) -> None:
                             f"the {'GPU' if path[0] == 'gpu' else 'Kubernetes'} layer will fail until it exists")
             else:
                 ctx.error("file", path, f"{what} {value} does not exist (looked at {target})",
-                          "put the CA bundle that signed the cluster's certificate there")
+                          _CA_HINTS.get(path, "put the CA bundle that signed the cluster's certificate there"))
         elif problem:
-            ctx.error("file", path, f"{what} {value} {problem}", _FILE_HINTS[what])
+            ctx.error("file", path, f"{what} {value} {problem}", _CA_HINTS.get(path) or _FILE_HINTS[what])
         elif what == "CA file" and _holds_private_key(target):
             ctx.warning("file", path, f"{what} {value} also holds a private key",
                         "keep only the CA certificates in it; a private key does not belong in the inventory")
 
 
+# The switches' CA is not the cluster's: say which certificates it must have signed.
+_CA_HINTS = {("monitoring", "harvest", "switches", "ca_file"):
+             "give the PEM bundle of the CA that signed each Nexus switch's NX-API certificate (nxapi certificate)"}
 _FILE_HINTS = {"CA file": "give the PEM bundle of the CA that signed the cluster's certificate",
                "chart archive": "give the chart as helm pull or helm package writes it (a .tgz)",
                "kubeconfig": "give the cluster's kubeconfig (kubectl config view --raw --minify)"}
