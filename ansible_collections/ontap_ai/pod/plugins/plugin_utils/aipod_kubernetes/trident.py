@@ -356,7 +356,7 @@ def ontap_transport_finding(ontap_version: Any, use_rest: Any, platform: Any = N
     ontap_version: the model's ontap.version (None: not given, nothing to check); use_rest: the
     backend's use_rest (None when not set); platform: ontap.platform (AFX is REST-only).
     """
-    afx = "AFX" in str(platform or "").upper()
+    afx = m.ontap_disaggregated({"ontap": {"platform": platform}})
     if afx and use_rest is not True:
         return {"severity": "error", "message": "AFX answers REST only, and Trident needs useREST to use it",
                 "fix": "set use_rest: true on the backend"}
