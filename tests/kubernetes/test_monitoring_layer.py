@@ -168,6 +168,7 @@ def test_switch_metrics_give_each_nexus_nxapi_a_read_only_user_and_a_harvest_pol
             assert user["roles"] == ["network-operator"]
             salt = user["password"].split("$")[2]
             assert user["password"] == nxos_users.sha256_crypt(password, salt)
+            assert user["password"] not in first.stdout  # nxos_user masks the hash it sends
         second = run_playbook(site["tmp"], "-i", str(inventory / "hosts.yml"), "playbooks/switches.yml")
         assert changed(second.stdout) == 0, second.stdout[-3000:]
 

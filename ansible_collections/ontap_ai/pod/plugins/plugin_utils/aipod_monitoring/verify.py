@@ -1,6 +1,6 @@
 """Verification of the monitoring layer: what it declared is on the cluster and running.
 
-Judged from the cluster only: the pod's alert rules are declared as the PrometheusRule the layer
+Judged from the cluster only: the pod's alert rules are on the cluster as the PrometheusRule the layer
 declares, with every rule group the model gives, and each Harvest poller's Deployment has a pod
 available. Whether Prometheus scrapes them is Prometheus's to say (its `up` series), which this
 check does not read.
