@@ -30,7 +30,7 @@ import pytest
 from lab_support import BIN, converged_by_previous_test, hand_on_converged, lab, lab_hosts, last_report, podman, recap, run_proves_converged
 from project_paths import REPO
 
-pytestmark = [pytest.mark.lab, pytest.mark.slow]
+pytestmark = [pytest.mark.lab, pytest.mark.slow, pytest.mark.release_check]
 ROLLBACK = 90  # long enough that the resuming run reaches every reachable host first on a loaded machine
 LIVE_FILES = "/etc/systemd/network/60-aipod-*"
 KILL_AT = "network_confirm.yml for "  # the include line: the apply has reported, the confirmation has not run

@@ -14,7 +14,7 @@ from inventory_edits import as_afx
 from ontap_lab.private import PrivateLab
 from project_paths import REPO
 
-pytestmark = [pytest.mark.lab, pytest.mark.slow]
+pytestmark = [pytest.mark.lab, pytest.mark.slow, pytest.mark.release_check]
 
 
 def afx_inventory(target):

@@ -13,7 +13,7 @@ import pytest
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_ontap import plan as ontap_plan
 from ansible_collections.ontap_ai.pod.plugins.plugin_utils.aipod_site.inventory import load_site
 
-pytestmark = [pytest.mark.lab, pytest.mark.slow]
+pytestmark = [pytest.mark.lab, pytest.mark.slow, pytest.mark.release_check]
 FAULT_RUNS = 3
 
 
